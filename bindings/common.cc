@@ -1,0 +1,232 @@
+// Argument conversion, document views over Python/Arrow inputs, the exception translator, and
+// the module-level functions xxh3_64 and did_you_mean.
+#include "common.h"
+
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "luminamoon/data/arrow/c_data_interface.h"
+#include "luminamoon/data/arrow/string_array.h"
+#include "luminamoon/data/common/error.h"
+#include "luminamoon/data/common/suggest.h"
+#include "luminamoon/data/common/xxh3.h"
+
+namespace luminamoon::data::bindings {
+
+using namespace nb::literals;
+
+std::uint64_t to_unsigned(nb::handle value, const char* what, std::uint64_t max) {
+  auto fail = [&]() -> std::uint64_t {
+    PyErr_Clear();
+    const std::string shown = nb::repr(value).c_str();
+    throw nb::value_error((std::string(what) + " must be an int in [0, " + std::to_string(max) +
+                           "], got " + shown)
+                              .c_str());
+  };
+  if (!PyLong_Check(value.ptr()) || PyBool_Check(value.ptr())) return fail();
+  const unsigned long long v = PyLong_AsUnsignedLongLong(value.ptr());
+  if (v == static_cast<unsigned long long>(-1) && PyErr_Occurred()) return fail();
+  if (v > max) return fail();
+  return v;
+}
+
+DocumentViews::~DocumentViews() {
+  for (Py_buffer& buffer : buffers_) PyBuffer_Release(&buffer);
+}
+
+std::string_view DocumentViews::add(nb::handle document, const std::string& where) {
+  PyObject* obj = document.ptr();
+  if (PyUnicode_Check(obj)) {
+    Py_ssize_t size = 0;
+    const char* data = PyUnicode_AsUTF8AndSize(obj, &size);
+    if (data == nullptr) {
+      PyErr_Clear();
+      throw nb::value_error(
+          (where + ": str cannot be encoded as UTF-8 (it contains a lone surrogate); "
+                   "pass bytes, or fix the text with .encode('utf-8', 'replace')")
+              .c_str());
+    }
+    return views_.emplace_back(data, static_cast<std::size_t>(size));
+  }
+  if (PyBytes_Check(obj)) {
+    return views_.emplace_back(PyBytes_AS_STRING(obj),
+                               static_cast<std::size_t>(PyBytes_GET_SIZE(obj)));
+  }
+  if (PyObject_CheckBuffer(obj)) {
+    // The buffer export pins bytearray/memoryview memory while the GIL is released.
+    Py_buffer buffer;
+    if (PyObject_GetBuffer(obj, &buffer, PyBUF_SIMPLE) != 0) {
+      PyErr_Clear();
+      throw nb::type_error((where + ": expected a contiguous bytes-like object").c_str());
+    }
+    buffers_.push_back(buffer);
+    return views_.emplace_back(static_cast<const char*>(buffer.buf),
+                               static_cast<std::size_t>(buffer.len));
+  }
+  throw nb::type_error((where + ": expected str or bytes-like, got " +
+                        std::string(nb::type_name(document.type()).c_str()))
+                           .c_str());
+}
+
+void DocumentViews::add_batch(nb::handle documents) {
+  if (PyList_Check(documents.ptr()) || PyTuple_Check(documents.ptr())) {
+    // A tuple snapshot holds a reference to every element, so the views stay valid even if
+    // another thread mutates the caller's list while the GIL is released.
+    nb::tuple items = nb::steal<nb::tuple>(PySequence_Tuple(documents.ptr()));
+    const std::size_t n = nb::len(items);
+    views_.reserve(views_.size() + n);
+    for (std::size_t i = 0; i < n; ++i) add(items[i], "texts[" + std::to_string(i) + "]");
+    keep_alive_.push_back(std::move(items));
+    return;
+  }
+  if (nb::hasattr(documents, "__arrow_c_array__") || nb::hasattr(documents, "__arrow_c_stream__")) {
+    add_arrow(documents);
+    return;
+  }
+  throw nb::type_error(
+      ("texts: expected a list or tuple of str/bytes, or an Arrow string array "
+       "(__arrow_c_array__ / __arrow_c_stream__), got " +
+       std::string(nb::type_name(documents.type()).c_str()))
+          .c_str());
+}
+
+namespace {
+
+template <typename T>
+T* capsule_pointer(nb::handle capsule, const char* name) {
+  void* p = PyCapsule_GetPointer(capsule.ptr(), name);
+  if (p == nullptr) {
+    PyErr_Clear();
+    throw nb::type_error((std::string("texts: expected a PyCapsule named '") + name + "'").c_str());
+  }
+  return static_cast<T*>(p);
+}
+
+// Owns an ArrowSchema/ArrowArray we received from a stream; releases it when collected.
+template <typename T>
+nb::object owning_capsule(T* value) {
+  return nb::capsule(value, [](void* p) noexcept {
+    auto* v = static_cast<T*>(p);
+    if (v->release != nullptr) v->release(v);
+    delete v;
+  });
+}
+
+[[noreturn]] void throw_stream_error(ArrowArrayStream* stream, int code) {
+  const char* message = stream->get_last_error ? stream->get_last_error(stream) : nullptr;
+  throw nb::value_error((std::string("texts: Arrow stream error ") + std::strerror(code) +
+                         (message ? std::string(": ") + message : std::string()))
+                            .c_str());
+}
+
+}  // namespace
+
+void DocumentViews::add_arrow(nb::handle documents) {
+  if (nb::hasattr(documents, "__arrow_c_array__")) {
+    nb::object pair = documents.attr("__arrow_c_array__")();
+    auto* schema = capsule_pointer<ArrowSchema>(pair[0], "arrow_schema");
+    auto* array = capsule_pointer<ArrowArray>(pair[1], "arrow_array");
+    append_string_views(*schema, *array, views_.size(), views_);
+    keep_alive_.push_back(std::move(pair));
+    return;
+  }
+  nb::object stream_capsule = documents.attr("__arrow_c_stream__")();
+  auto* stream = capsule_pointer<ArrowArrayStream>(stream_capsule, "arrow_array_stream");
+  auto* schema = new ArrowSchema{};
+  nb::object schema_owner = owning_capsule(schema);
+  if (int rc = stream->get_schema(stream, schema); rc != 0) throw_stream_error(stream, rc);
+  keep_alive_.push_back(schema_owner);
+  for (;;) {
+    auto* chunk = new ArrowArray{};
+    nb::object chunk_owner = owning_capsule(chunk);
+    if (int rc = stream->get_next(stream, chunk); rc != 0) throw_stream_error(stream, rc);
+    if (chunk->release == nullptr) break;  // end of stream
+    append_string_views(*schema, *chunk, views_.size(), views_);
+    keep_alive_.push_back(std::move(chunk_owner));
+  }
+  keep_alive_.push_back(std::move(stream_capsule));
+}
+
+void reject_unknown_kwargs(const char* owner, const nb::kwargs& kwargs,
+                           std::initializer_list<std::string_view> known) {
+  for (auto [key, value] : kwargs) {
+    (void)value;
+    const std::string name = nb::str(key).c_str();
+    reject_unknown_option(owner, name, std::span<const std::string_view>(known.begin(), known.size()));
+  }
+}
+
+namespace {
+
+// Raises the Python class `name` of luminamoon.data.errors, so both backends raise the same
+// classes. Falls back to RuntimeError if the package is not importable (bare _native use).
+void raise_engine_error(const char* name, const char* message) {
+  PyObject* module = PyImport_ImportModule("luminamoon.data.errors");
+  PyObject* cls = module ? PyObject_GetAttrString(module, name) : nullptr;
+  Py_XDECREF(module);
+  if (cls == nullptr) {
+    PyErr_Clear();
+    PyErr_SetString(PyExc_RuntimeError, message);
+    return;
+  }
+  PyErr_SetString(cls, message);
+  Py_DECREF(cls);
+}
+
+}  // namespace
+
+void bind_errors(nb::module_&) {
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const CorruptCheckpointError& e) {
+      raise_engine_error("CorruptCheckpointError", e.what());
+    } catch (const CheckpointLockedError& e) {
+      raise_engine_error("CheckpointLockedError", e.what());
+    } catch (const ConfigError& e) {
+      raise_engine_error("ConfigError", e.what());
+    } catch (const InvalidArgument& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const InvalidType& e) {
+      PyErr_SetString(PyExc_TypeError, e.what());
+    } catch (const IoError& e) {
+      PyObject* args = Py_BuildValue("(iss)", e.error_number(), std::strerror(e.error_number()),
+                                     e.path().c_str());
+      if (args != nullptr) {
+        PyErr_SetObject(PyExc_OSError, args);
+        Py_DECREF(args);
+      }
+    } catch (const Error& e) {
+      raise_engine_error("LuminaMoonError", e.what());
+    }
+  });
+}
+
+void bind_common(nb::module_& m) {
+  m.def(
+      "xxh3_64",
+      [](nb::handle data) {
+        DocumentViews views;
+        return xxh3_64(views.add(data, "data"));
+      },
+      "data"_a, nb::sig("def xxh3_64(data: str | bytes | bytearray | memoryview) -> int"),
+      "XXH3-64 (seed 0) of the UTF-8 bytes of a str, or of a bytes-like object.");
+  m.def(
+      "did_you_mean",
+      [](const std::string& name, nb::iterable candidates) {
+        std::vector<std::string> names;
+        for (nb::handle c : candidates) names.push_back(nb::cast<std::string>(c));
+        std::vector<std::string_view> views(names.begin(), names.end());
+        return did_you_mean(name, views);
+      },
+      "name"_a, "candidates"_a,
+      nb::sig("def did_you_mean(name: str, candidates: collections.abc.Iterable[str]) -> str | None"),
+      "The candidate closest to `name` by Damerau-Levenshtein distance, or None when none is "
+      "close (distance > max(2, len(name) // 3)).");
+}
+
+}  // namespace luminamoon::data::bindings

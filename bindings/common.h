@@ -1,0 +1,52 @@
+// Shared helpers of the binding files: argument conversion with the engine's error wording.
+// Bindings stay thin: conversion and GIL handling here, behaviour in the core.
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace luminamoon::data::bindings {
+
+namespace nb = nanobind;
+
+// An int (not bool) in [0, max]; otherwise ValueError "<what> must be an int in [0, max], got x".
+std::uint64_t to_unsigned(nb::handle value, const char* what, std::uint64_t max);
+
+// str / bytes / bytearray / memoryview as UTF-8 (str) or raw bytes. A str with a lone surrogate
+// -> ValueError; any other type -> TypeError. `where` prefixes messages ("texts[3]").
+// Buffers acquired here are released by ~DocumentViews.
+class DocumentViews {
+ public:
+  DocumentViews() = default;
+  DocumentViews(const DocumentViews&) = delete;
+  DocumentViews& operator=(const DocumentViews&) = delete;
+  ~DocumentViews();
+
+  // One document (is_unique, xxh3_64, ...).
+  std::string_view add(nb::handle document, const std::string& where);
+  // A list/tuple of documents or an Arrow array / chunked array (PyCapsule interface).
+  void add_batch(nb::handle documents);
+
+  const std::vector<std::string_view>& views() const noexcept { return views_; }
+
+ private:
+  void add_arrow(nb::handle documents);
+  std::vector<std::string_view> views_;
+  std::vector<Py_buffer> buffers_;
+  std::vector<nb::object> keep_alive_;  // tuples, capsules and stream chunks behind the views
+};
+
+// Raises ConfigError (via the core helper) for every key of `kwargs` not in `known`.
+void reject_unknown_kwargs(const char* owner, const nb::kwargs& kwargs,
+                           std::initializer_list<std::string_view> known);
+
+void bind_errors(nb::module_& m);
+void bind_checkpoint(nb::module_& m);
+void bind_dedup(nb::module_& m);
+void bind_common(nb::module_& m);
+
+}  // namespace luminamoon::data::bindings

@@ -1,0 +1,98 @@
+// Python bindings of StreamDeduplicator: inputs become string views with the GIL held, then the
+// GIL is released for hashing and probing.
+#include <nanobind/stl/string.h>
+
+#include <limits>
+
+#include "common.h"
+#include "luminamoon/data/checkpoint/state_tracker.h"
+#include "luminamoon/data/dedup/stream_deduplicator.h"
+
+namespace luminamoon::data::bindings {
+
+using namespace nb::literals;
+
+namespace {
+
+nb::list to_bool_list(const std::vector<std::uint8_t>& keep) {
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(keep.size()));
+  if (list == nullptr) throw nb::python_error();
+  for (std::size_t i = 0; i < keep.size(); ++i) {
+    PyObject* value = keep[i] ? Py_True : Py_False;
+    Py_INCREF(value);
+    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), value);
+  }
+  return nb::steal<nb::list>(list);
+}
+
+}  // namespace
+
+void bind_dedup(nb::module_& m) {
+  nb::class_<StreamDeduplicator>(
+      m, "StreamDeduplicator",
+      "Exact dedup by XXH3-64 in SwissTable sets, staged until commit (SPEC 3.3).")
+      .def(
+          "__init__",
+          [](StreamDeduplicator* self, StateTracker* tracker, nb::handle threads,
+             const nb::kwargs& options) {
+            reject_unknown_kwargs("StreamDeduplicator", options, {"tracker", "threads"});
+            const auto n = static_cast<unsigned>(
+                to_unsigned(threads, "threads", std::numeric_limits<unsigned>::max()));
+            nb::gil_scoped_release release;
+            new (self) StreamDeduplicator(tracker, StreamDeduplicatorOptions{n});
+          },
+          "tracker"_a.none() = nb::none(), nb::kw_only(), "threads"_a = 0, "options"_a,
+          nb::keep_alive<1, 2>(),
+          nb::sig("def __init__(self, tracker: StateTracker | None = None, *, threads: int = 0, "
+                  "**options: object) -> None"))
+      .def(
+          "is_unique",
+          [](StreamDeduplicator& d, nb::handle text) {
+            DocumentViews views;
+            return d.is_unique(views.add(text, "text"));
+          },
+          "text"_a, nb::sig("def is_unique(self, text: str | bytes | bytearray | memoryview) -> bool"),
+          "True (and staged) when the document was not seen before.")
+      .def(
+          "contains",
+          [](const StreamDeduplicator& d, nb::handle text) {
+            DocumentViews views;
+            return d.contains(views.add(text, "text"));
+          },
+          "text"_a, nb::sig("def contains(self, text: str | bytes | bytearray | memoryview) -> bool"),
+          "Whether the document is committed or staged; stages nothing.")
+      .def(
+          "filter_batch",
+          [](StreamDeduplicator& d, nb::handle texts) {
+            DocumentViews views;
+            views.add_batch(texts);
+            std::vector<std::uint8_t> keep(views.views().size());
+            {
+              nb::gil_scoped_release release;
+              d.filter_batch(views.views(), keep);
+            }
+            return to_bool_list(keep);
+          },
+          "texts"_a,
+          nb::sig("def filter_batch(self, texts: collections.abc.Sequence[str | bytes | bytearray "
+                  "| memoryview] | typing.Any) -> list[bool]"),
+          "Keep mask: first occurrence wins, also within the batch; kept documents are staged.")
+      .def("commit", &StreamDeduplicator::commit, nb::call_guard<nb::gil_scoped_release>(),
+           "Attached: the tracker's commit (WAL, slot, RAM). Detached: staged -> committed.")
+      .def("rollback", &StreamDeduplicator::rollback, nb::call_guard<nb::gil_scoped_release>(),
+           "Attached: the tracker's rollback. Detached: drop staged hashes.")
+      .def_prop_ro("staged_count", &StreamDeduplicator::staged_count)
+      .def_prop_ro("committed_count", &StreamDeduplicator::committed_count)
+      .def_prop_ro("tracker", &StreamDeduplicator::tracker, nb::rv_policy::reference,
+                   nb::sig("def tracker(self) -> StateTracker | None"))
+      .def("memory_bytes", &StreamDeduplicator::memory_bytes,
+           "Bytes held by the hash sets and the staging log (capacity, not size).")
+      .def("__len__", &StreamDeduplicator::size)
+      .def("__repr__", [](const StreamDeduplicator& d) {
+        return "StreamDeduplicator(committed=" + std::to_string(d.committed_count()) +
+               ", staged=" + std::to_string(d.staged_count()) +
+               (d.tracker() != nullptr ? ", attached" : "") + ")";
+      });
+}
+
+}  // namespace luminamoon::data::bindings

@@ -1,0 +1,11 @@
+// The native module luminamoon.data._native: one bind_* function per component file.
+#include "common.h"
+
+NB_MODULE(_native, m) {
+  m.doc() = "LuminaMoon Data Engine native core (C++20). Use it through luminamoon.data.";
+  using namespace luminamoon::data::bindings;
+  bind_errors(m);
+  bind_common(m);
+  bind_checkpoint(m);
+  bind_dedup(m);
+}

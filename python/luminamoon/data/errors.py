@@ -1,0 +1,34 @@
+"""Exception hierarchy shared by both backends.
+
+The native module raises these very classes (its exception translator imports this module), so
+``except CorruptCheckpointError`` works the same whichever backend is live.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CheckpointLockedError",
+    "ConfigError",
+    "CorruptCheckpointError",
+    "LuminaMoonError",
+]
+
+
+class LuminaMoonError(Exception):
+    """Base class of every error the engine raises on purpose."""
+
+
+class CorruptCheckpointError(LuminaMoonError):
+    """A ``.meta`` checkpoint or its ``.dedup`` WAL cannot be trusted.
+
+    Raised instead of silently restarting from zero: a training run must never lose its
+    position without a human deciding so.
+    """
+
+
+class CheckpointLockedError(LuminaMoonError):
+    """Another writer holds the lock on the same ``.meta`` file."""
+
+
+class ConfigError(LuminaMoonError, ValueError):
+    """An unknown option, preset or field name; the message suggests the closest known one."""

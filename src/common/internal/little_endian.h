@@ -1,0 +1,29 @@
+// Little-endian loads and stores for the on-disk formats. memcpy + byte swap on big-endian hosts;
+// compilers turn these into single moves on x86-64 and AArch64.
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <cstring>
+
+namespace luminamoon::data::internal {
+
+// std::byteswap is C++23; the builtins are what it lowers to.
+inline std::uint32_t byte_swap(std::uint32_t v) noexcept { return __builtin_bswap32(v); }
+inline std::uint64_t byte_swap(std::uint64_t v) noexcept { return __builtin_bswap64(v); }
+
+template <typename T>
+inline T load_le(const std::uint8_t* p) noexcept {
+  T value;
+  std::memcpy(&value, p, sizeof(T));
+  if constexpr (std::endian::native == std::endian::big) value = byte_swap(value);
+  return value;
+}
+
+template <typename T>
+inline void store_le(std::uint8_t* p, T value) noexcept {
+  if constexpr (std::endian::native == std::endian::big) value = byte_swap(value);
+  std::memcpy(p, &value, sizeof(T));
+}
+
+}  // namespace luminamoon::data::internal

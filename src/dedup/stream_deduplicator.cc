@@ -1,0 +1,226 @@
+// StreamDeduplicator: parallel hashing, sequential first-occurrence probing, two-stage sets.
+#include "luminamoon/data/dedup/stream_deduplicator.h"
+
+#include <absl/container/flat_hash_set.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "luminamoon/data/checkpoint/state_tracker.h"
+#include "luminamoon/data/common/error.h"
+#include "luminamoon/data/common/xxh3.h"
+
+namespace luminamoon::data {
+namespace {
+
+// Keys are XXH3-64 values, already avalanched: the identity is a perfect hash for SwissTable's
+// H1/H2 split (H2 uses the low 7 bits, H1 the rest), and skips a second hashing pass.
+struct IdentityHash {
+  std::size_t operator()(std::uint64_t key) const noexcept { return static_cast<std::size_t>(key); }
+};
+
+using HashSet = absl::flat_hash_set<std::uint64_t, IdentityHash>;
+
+// Below this many documents per worker a thread costs more than it saves (measured on short
+// ~100-byte documents: one XXH3 call is ~15 ns, starting a thread ~20 us).
+constexpr std::size_t kMinDocumentsPerWorker = 16 * 1024;
+
+unsigned resolve_threads(unsigned threads) {
+  if (threads != 0) return threads;
+  const unsigned hw = std::thread::hardware_concurrency();
+  return hw == 0 ? 1 : hw;
+}
+
+}  // namespace
+
+struct StreamDeduplicator::Sets {
+  HashSet committed;
+  HashSet staged;
+  std::vector<std::uint64_t> staged_order;  // WAL order
+};
+
+void hash_documents(std::span<const std::string_view> documents, std::span<std::uint64_t> out,
+                    unsigned threads) {
+  if (out.size() != documents.size()) {
+    throw InvalidArgument("hash_documents: output size " + std::to_string(out.size()) +
+                          " != document count " + std::to_string(documents.size()));
+  }
+  const std::size_t n = documents.size();
+  const std::size_t workers =
+      std::clamp<std::size_t>(n / kMinDocumentsPerWorker, 1, resolve_threads(threads));
+  auto hash_range = [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) out[i] = xxh3_64(documents[i]);
+  };
+  if (workers == 1) {
+    hash_range(0, n);
+    return;
+  }
+  std::vector<std::jthread> pool;
+  pool.reserve(workers - 1);
+  const std::size_t chunk = (n + workers - 1) / workers;
+  for (std::size_t w = 1; w < workers; ++w) {
+    const std::size_t begin = std::min(n, w * chunk);
+    const std::size_t end = std::min(n, begin + chunk);
+    pool.emplace_back(hash_range, begin, end);
+  }
+  hash_range(0, std::min(n, chunk));
+}  // jthreads join here
+
+StreamDeduplicator::StreamDeduplicator(StateTracker* tracker, StreamDeduplicatorOptions options)
+    : sets_(std::make_unique<Sets>()), options_(options) {
+  if (tracker == nullptr) return;
+  tracker->attach(this);
+  try {
+    const std::vector<std::uint64_t> hashes = tracker->read_committed_hashes();
+    sets_->committed.reserve(hashes.size());
+    sets_->committed.insert(hashes.begin(), hashes.end());
+  } catch (...) {
+    tracker->detach(this);
+    throw;
+  }
+  tracker_ = tracker;
+}
+
+StreamDeduplicator::~StreamDeduplicator() {
+  StateTracker* tracker = nullptr;
+  {
+    std::lock_guard lock(mutex_);
+    tracker = tracker_;
+    tracker_ = nullptr;
+  }
+  if (tracker != nullptr) tracker->detach(this);
+}
+
+bool StreamDeduplicator::is_unique(std::string_view document) {
+  return is_unique_hash(xxh3_64(document));
+}
+
+bool StreamDeduplicator::is_unique_hash(std::uint64_t hash) {
+  std::lock_guard lock(mutex_);
+  if (sets_->committed.contains(hash)) return false;
+  if (!sets_->staged.insert(hash).second) return false;
+  sets_->staged_order.push_back(hash);
+  return true;
+}
+
+bool StreamDeduplicator::contains(std::string_view document) const {
+  return contains_hash(xxh3_64(document));
+}
+
+bool StreamDeduplicator::contains_hash(std::uint64_t hash) const {
+  std::lock_guard lock(mutex_);
+  return sets_->committed.contains(hash) || sets_->staged.contains(hash);
+}
+
+void StreamDeduplicator::filter_batch(std::span<const std::string_view> documents,
+                                      std::span<std::uint8_t> keep) {
+  std::vector<std::uint64_t> hashes(documents.size());
+  hash_documents(documents, hashes, options_.threads);
+  filter_hashes(hashes, keep);
+}
+
+void StreamDeduplicator::filter_hashes(std::span<const std::uint64_t> hashes,
+                                       std::span<std::uint8_t> keep) {
+  if (keep.size() != hashes.size()) {
+    throw InvalidArgument("filter_batch: mask size " + std::to_string(keep.size()) +
+                          " != document count " + std::to_string(hashes.size()));
+  }
+  std::lock_guard lock(mutex_);
+  Sets& s = *sets_;
+  s.staged.reserve(s.staged.size() + hashes.size());
+  s.staged_order.reserve(s.staged_order.size() + hashes.size());
+  // Sequential in input order: this is what makes "first occurrence wins" exact and the answer
+  // independent of how many threads hashed.
+  for (std::size_t i = 0; i < hashes.size(); ++i) {
+    const std::uint64_t h = hashes[i];
+    const bool fresh = !s.committed.contains(h) && s.staged.insert(h).second;
+    if (fresh) s.staged_order.push_back(h);
+    keep[i] = fresh ? 1 : 0;
+  }
+}
+
+void StreamDeduplicator::ensure_not_orphaned(const char* operation) const {
+  std::lock_guard lock(mutex_);
+  if (orphaned_) {
+    throw Error(std::string("StreamDeduplicator.") + operation +
+                ": the StateTracker it was attached to is closed, so nothing can be committed "
+                "durably any more; open a new tracker and deduplicator");
+  }
+}
+
+void StreamDeduplicator::commit() {
+  ensure_not_orphaned("commit");
+  StateTracker* tracker = this->tracker();
+  if (tracker != nullptr) {
+    tracker->commit();  // WAL + slot + promote_staged(), SPEC 3.3
+    return;
+  }
+  promote_staged();
+}
+
+void StreamDeduplicator::rollback() {
+  ensure_not_orphaned("rollback");
+  StateTracker* tracker = this->tracker();
+  if (tracker != nullptr) {
+    tracker->rollback();
+    return;
+  }
+  drop_staged();
+}
+
+std::size_t StreamDeduplicator::staged_count() const {
+  std::lock_guard lock(mutex_);
+  return sets_->staged_order.size();
+}
+
+std::size_t StreamDeduplicator::committed_count() const {
+  std::lock_guard lock(mutex_);
+  return sets_->committed.size();
+}
+
+std::size_t StreamDeduplicator::size() const {
+  std::lock_guard lock(mutex_);
+  return sets_->committed.size() + sets_->staged_order.size();
+}
+
+StateTracker* StreamDeduplicator::tracker() const noexcept {
+  std::lock_guard lock(mutex_);
+  return tracker_;
+}
+
+std::size_t StreamDeduplicator::memory_bytes() const {
+  std::lock_guard lock(mutex_);
+  // A SwissTable slot is the key plus one control byte; capacity() counts slots.
+  const auto set_bytes = [](const HashSet& set) {
+    return set.capacity() * (sizeof(std::uint64_t) + 1);
+  };
+  return set_bytes(sets_->committed) + set_bytes(sets_->staged) +
+         sets_->staged_order.capacity() * sizeof(std::uint64_t);
+}
+
+std::vector<std::uint64_t> StreamDeduplicator::staged_in_order() const {
+  std::lock_guard lock(mutex_);
+  return sets_->staged_order;
+}
+
+void StreamDeduplicator::promote_staged() {
+  std::lock_guard lock(mutex_);
+  Sets& s = *sets_;
+  s.committed.insert(s.staged_order.begin(), s.staged_order.end());
+  s.staged.clear();
+  s.staged_order.clear();
+}
+
+void StreamDeduplicator::drop_staged() {
+  std::lock_guard lock(mutex_);
+  sets_->staged.clear();
+  sets_->staged_order.clear();
+}
+
+void StreamDeduplicator::detach_from_tracker() noexcept {
+  std::lock_guard lock(mutex_);
+  tracker_ = nullptr;
+  orphaned_ = true;
+}
+
+}  // namespace luminamoon::data
