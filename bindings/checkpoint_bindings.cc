@@ -91,8 +91,9 @@ void bind_checkpoint(nb::module_& m) {
             set_field(c, "global_row_idx", global_row_idx);
             new (self) StreamCoordinate(c);
           },
-          "shard_id"_a = 0, "byte_offset"_a = 0, "row_group_idx"_a = 0, "page_idx"_a = 0,
-          "row_offset_in_page"_a = 0, "global_row_idx"_a = 0,
+          // .none(): None must reach to_unsigned() and become the documented ValueError.
+          "shard_id"_a.none() = 0, "byte_offset"_a.none() = 0, "row_group_idx"_a.none() = 0,
+          "page_idx"_a.none() = 0, "row_offset_in_page"_a.none() = 0, "global_row_idx"_a.none() = 0,
           nb::sig("def __init__(self, shard_id: int = 0, byte_offset: int = 0, "
                   "row_group_idx: int = 0, page_idx: int = 0, row_offset_in_page: int = 0, "
                   "global_row_idx: int = 0) -> None"))
@@ -104,7 +105,7 @@ void bind_checkpoint(nb::module_& m) {
                    [](const StreamCoordinate& c) { return c.row_offset_in_page; })
       .def_prop_ro("global_row_idx", [](const StreamCoordinate& c) { return c.global_row_idx; })
       .def("to_bytes", &coordinate_bytes, "The 32-byte little-endian encoding.")
-      .def_static("from_bytes", &coordinate_from_python, "data"_a,
+      .def_static("from_bytes", &coordinate_from_python, "data"_a.none(),
                   nb::sig("def from_bytes(data: bytes | bytearray | memoryview, /) -> "
                           "StreamCoordinate"),
                   "Decode 32 bytes; any other length or type raises ValueError.")
@@ -138,7 +139,8 @@ void bind_checkpoint(nb::module_& m) {
             return nb::bool_(!(self == nb::cast<const StreamCoordinate&>(other)));
           },
           nb::sig("def __ne__(self, other: object, /) -> bool"))
-      .def("__hash__", [](const StreamCoordinate& self) { return nb::hash(coordinate_bytes(self)); })
+      .def("__hash__",
+           [](const StreamCoordinate& self) { return nb::hash(coordinate_bytes(self)); })
       .def("__repr__", &StreamCoordinate::repr)
       // Pickle support (coordinates travel to DataLoader workers): state is the 32-byte form.
       .def("__getstate__", &coordinate_bytes)
@@ -157,8 +159,8 @@ void bind_checkpoint(nb::module_& m) {
           [](StateTracker* self, nb::handle path, bool read_only, bool durable,
              const nb::kwargs& options) {
             reject_unknown_kwargs("StateTracker", options, {"read_only", "durable"});
-            const std::string p = nb::cast<std::string>(
-                nb::module_::import_("os").attr("fsdecode")(path));
+            const std::string p =
+                nb::cast<std::string>(nb::module_::import_("os").attr("fsdecode")(path));
             nb::gil_scoped_release release;
             new (self) StateTracker(p, StateTrackerOptions{read_only, durable});
           },
@@ -188,7 +190,7 @@ void bind_checkpoint(nb::module_& m) {
           [](StateTracker& t, nb::handle batch_id, const StreamCoordinate& coordinate) {
             t.update(to_unsigned(batch_id, "batch_id", kU64), coordinate);
           },
-          "batch_id"_a, "coordinate"_a,
+          "batch_id"_a.none(), "coordinate"_a,
           nb::sig("def update(self, batch_id: int, coordinate: StreamCoordinate) -> None"),
           "Stage the position after `batch_id` in RAM; commit() makes it durable.")
       .def("commit", &StateTracker::commit, nb::call_guard<nb::gil_scoped_release>(),
@@ -196,11 +198,11 @@ void bind_checkpoint(nb::module_& m) {
       .def("rollback", &StateTracker::rollback, nb::call_guard<nb::gil_scoped_release>(),
            "Drop everything staged since the last commit.")
       .def("close", &StateTracker::close, nb::call_guard<nb::gil_scoped_release>())
-      .def("__enter__", [](nb::handle self) { return self; },
-           nb::sig("def __enter__(self) -> StateTracker"))
       .def(
-          "__exit__",
-          [](StateTracker& t, nb::handle, nb::handle, nb::handle) { t.close(); },
+          "__enter__", [](nb::handle self) { return self; },
+          nb::sig("def __enter__(self) -> StateTracker"))
+      .def(
+          "__exit__", [](StateTracker& t, nb::handle, nb::handle, nb::handle) { t.close(); },
           nb::arg().none(), nb::arg().none(), nb::arg().none(),
           nb::sig("def __exit__(self, exc_type: object, exc: object, tb: object, /) -> None"))
       .def("__repr__", [](const StateTracker& t) {
@@ -208,8 +210,8 @@ void bind_checkpoint(nb::module_& m) {
         if (t.closed()) return "StateTracker(" + path + ", closed)";
         const int slot = t.active_slot();
         return "StateTracker(" + path + ", epoch=" + std::to_string(t.committed().epoch) +
-               ", active_slot=" + (slot < 0 ? std::string("None") : "'" + std::string(slot_name(slot)) + "'") +
-               ")";
+               ", active_slot=" +
+               (slot < 0 ? std::string("None") : "'" + std::string(slot_name(slot)) + "'") + ")";
       });
 }
 

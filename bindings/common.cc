@@ -23,9 +23,9 @@ std::uint64_t to_unsigned(nb::handle value, const char* what, std::uint64_t max)
   auto fail = [&]() -> std::uint64_t {
     PyErr_Clear();
     const std::string shown = nb::repr(value).c_str();
-    throw nb::value_error((std::string(what) + " must be an int in [0, " + std::to_string(max) +
-                           "], got " + shown)
-                              .c_str());
+    throw nb::value_error(
+        (std::string(what) + " must be an int in [0, " + std::to_string(max) + "], got " + shown)
+            .c_str());
   };
   if (!PyLong_Check(value.ptr()) || PyBool_Check(value.ptr())) return fail();
   const unsigned long long v = PyLong_AsUnsignedLongLong(value.ptr());
@@ -45,10 +45,10 @@ std::string_view DocumentViews::add(nb::handle document, const std::string& wher
     const char* data = PyUnicode_AsUTF8AndSize(obj, &size);
     if (data == nullptr) {
       PyErr_Clear();
-      throw nb::value_error(
-          (where + ": str cannot be encoded as UTF-8 (it contains a lone surrogate); "
-                   "pass bytes, or fix the text with .encode('utf-8', 'replace')")
-              .c_str());
+      throw nb::value_error((where +
+                             ": str cannot be encoded as UTF-8 (it contains a lone surrogate); "
+                             "pass bytes, or fix the text with .encode('utf-8', 'replace')")
+                                .c_str());
     }
     return views_.emplace_back(data, static_cast<std::size_t>(size));
   }
@@ -87,11 +87,10 @@ void DocumentViews::add_batch(nb::handle documents) {
     add_arrow(documents);
     return;
   }
-  throw nb::type_error(
-      ("texts: expected a list or tuple of str/bytes, or an Arrow string array "
-       "(__arrow_c_array__ / __arrow_c_stream__), got " +
-       std::string(nb::type_name(documents.type()).c_str()))
-          .c_str());
+  throw nb::type_error(("texts: expected a list or tuple of str/bytes, or an Arrow string array "
+                        "(__arrow_c_array__ / __arrow_c_stream__), got " +
+                        std::string(nb::type_name(documents.type()).c_str()))
+                           .c_str());
 }
 
 namespace {
@@ -156,7 +155,8 @@ void reject_unknown_kwargs(const char* owner, const nb::kwargs& kwargs,
   for (auto [key, value] : kwargs) {
     (void)value;
     const std::string name = nb::str(key).c_str();
-    reject_unknown_option(owner, name, std::span<const std::string_view>(known.begin(), known.size()));
+    reject_unknown_option(owner, name,
+                          std::span<const std::string_view>(known.begin(), known.size()));
   }
 }
 
@@ -224,7 +224,8 @@ void bind_common(nb::module_& m) {
         return did_you_mean(name, views);
       },
       "name"_a, "candidates"_a,
-      nb::sig("def did_you_mean(name: str, candidates: collections.abc.Iterable[str]) -> str | None"),
+      nb::sig(
+          "def did_you_mean(name: str, candidates: collections.abc.Iterable[str]) -> str | None"),
       "The candidate closest to `name` by Damerau-Levenshtein distance, or None when none is "
       "close (distance > max(2, len(name) // 3)).");
 }

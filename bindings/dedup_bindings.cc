@@ -41,7 +41,7 @@ void bind_dedup(nb::module_& m) {
             nb::gil_scoped_release release;
             new (self) StreamDeduplicator(tracker, StreamDeduplicatorOptions{n});
           },
-          "tracker"_a.none() = nb::none(), nb::kw_only(), "threads"_a = 0, "options"_a,
+          "tracker"_a.none() = nb::none(), nb::kw_only(), "threads"_a.none() = 0, "options"_a,
           nb::keep_alive<1, 2>(),
           nb::sig("def __init__(self, tracker: StateTracker | None = None, *, threads: int = 0, "
                   "**options: object) -> None"))
@@ -51,7 +51,8 @@ void bind_dedup(nb::module_& m) {
             DocumentViews views;
             return d.is_unique(views.add(text, "text"));
           },
-          "text"_a, nb::sig("def is_unique(self, text: str | bytes | bytearray | memoryview) -> bool"),
+          "text"_a,
+          nb::sig("def is_unique(self, text: str | bytes | bytearray | memoryview) -> bool"),
           "True (and staged) when the document was not seen before.")
       .def(
           "contains",
@@ -59,7 +60,8 @@ void bind_dedup(nb::module_& m) {
             DocumentViews views;
             return d.contains(views.add(text, "text"));
           },
-          "text"_a, nb::sig("def contains(self, text: str | bytes | bytearray | memoryview) -> bool"),
+          "text"_a,
+          nb::sig("def contains(self, text: str | bytes | bytearray | memoryview) -> bool"),
           "Whether the document is committed or staged; stages nothing.")
       .def(
           "filter_batch",

@@ -18,7 +18,12 @@ def coordinate(*fields: int) -> bytes:
 
 
 def slot(epoch: int, batch: int, coord: bytes, dedup_count: int, *, version: int = 1) -> bytes:
-    body = b"LMDL" + struct.pack("<IQQ", version, epoch, batch) + coord + struct.pack("<I", dedup_count)
+    body = (
+        b"LMDL"
+        + struct.pack("<IQQ", version, epoch, batch)
+        + coord
+        + struct.pack("<I", dedup_count)
+    )
     return body + struct.pack("<I", zlib.crc32(body))
 
 
@@ -51,7 +56,11 @@ def main() -> None:
     for name, data in metas.items():
         write("slot_fuzzer", name, data)
         meta_len = min(len(data), 255)
-        for wal_name, wal in {"wal_exact": wal3, "wal_short": wal3[:5], "wal_long": wal3 + b"\x09" * 11}.items():
+        for wal_name, wal in {
+            "wal_exact": wal3,
+            "wal_short": wal3[:5],
+            "wal_long": wal3 + b"\x09" * 11,
+        }.items():
             write("wal_fuzzer", f"{name}_{wal_name}", bytes([meta_len]) + data[:meta_len] + wal)
 
 

@@ -44,9 +44,8 @@ void append_offsets(const ArrowArray& array, std::size_t base_index,
     const Offset begin = offsets[array.offset + i];
     const Offset end = offsets[array.offset + i + 1];
     if (begin < 0 || end < begin) {
-      throw InvalidArgument("element " + std::to_string(index) +
-                            ": malformed Arrow offsets (" + std::to_string(begin) + ", " +
-                            std::to_string(end) + ")");
+      throw InvalidArgument("element " + std::to_string(index) + ": malformed Arrow offsets (" +
+                            std::to_string(begin) + ", " + std::to_string(end) + ")");
     }
     const auto size = static_cast<std::size_t>(end - begin);
     out.emplace_back(size == 0 ? "" : data + begin, size);
@@ -96,8 +95,8 @@ bool is_string_format(const char* format) noexcept {
   return layout_of(format) != Layout::kUnsupported;
 }
 
-void append_string_views(const ArrowSchema& schema, const ArrowArray& array,
-                         std::size_t base_index, std::vector<std::string_view>& out) {
+void append_string_views(const ArrowSchema& schema, const ArrowArray& array, std::size_t base_index,
+                         std::vector<std::string_view>& out) {
   const Layout layout = layout_of(schema.format);
   if (layout == Layout::kUnsupported) {
     throw InvalidType(std::string("unsupported Arrow type (format '") +

@@ -17,8 +17,7 @@ using internal::store_le;
 namespace {
 
 std::uint32_t crc32_ieee(const std::uint8_t* data, std::size_t size) noexcept {
-  return static_cast<std::uint32_t>(
-      ::crc32(::crc32(0L, Z_NULL, 0), data, static_cast<uInt>(size)));
+  return static_cast<std::uint32_t>(::crc32(::crc32(0L, Z_NULL, 0), data, static_cast<uInt>(size)));
 }
 
 std::string hex32(std::uint32_t v) {

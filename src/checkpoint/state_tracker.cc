@@ -104,11 +104,10 @@ void StateTracker::open_wal_for_writing() {
   files_->wal = PosixFile::open_if_exists(wal, O_RDWR);
   const std::uint64_t have = files_->wal.valid() ? files_->wal.size() : 0;
   if (have < need) {
-    throw CorruptCheckpointError("corrupt checkpoint " + path_ + ": WAL " + wal + " holds " +
-                                 std::to_string(have) + " bytes but the active slot commits " +
-                                 std::to_string(committed_.dedup_count) + " hashes (" +
-                                 std::to_string(need) +
-                                 " bytes); committed dedup state is missing");
+    throw CorruptCheckpointError(
+        "corrupt checkpoint " + path_ + ": WAL " + wal + " holds " + std::to_string(have) +
+        " bytes but the active slot commits " + std::to_string(committed_.dedup_count) +
+        " hashes (" + std::to_string(need) + " bytes); committed dedup state is missing");
   }
   if (!files_->wal.valid()) {
     files_->wal = PosixFile::open(wal, O_RDWR | O_CREAT, 0644);
@@ -144,8 +143,7 @@ void StateTracker::close() {
 
 void StateTracker::ensure_open_locked(const char* operation) const {
   if (closed_) {
-    throw Error(std::string("StateTracker.") + operation + ": checkpoint " + path_ +
-                " is closed");
+    throw Error(std::string("StateTracker.") + operation + ": checkpoint " + path_ + " is closed");
   }
 }
 

@@ -57,7 +57,7 @@ PosixFile PosixFile::open_if_exists(const std::string& path, int flags) {
 }
 
 std::uint64_t PosixFile::size() const {
-  struct stat st{};
+  struct stat st {};
   if (::fstat(fd_, &st) != 0) throw_errno(errno, path_, "cannot stat");
   if (S_ISDIR(st.st_mode)) throw_errno(EISDIR, path_, "cannot use");
   return static_cast<std::uint64_t>(st.st_size);
@@ -122,7 +122,8 @@ void PosixFile::close() noexcept {
 
 void sync_parent_directory(const std::string& path) {
   const auto slash = path.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  const std::string dir =
+      slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
   PosixFile d = PosixFile::open(dir, O_RDONLY | O_DIRECTORY);
   if (::fsync(d.fd()) != 0) throw_errno(errno, dir, "cannot fsync directory");
 }

@@ -16,14 +16,13 @@ NATIVE_IMPORT_ERROR: ImportError | None = None
 if TYPE_CHECKING:
     # The stubs of the native module are the typed contract; the fallback mirrors it.
     from . import _native as impl
+elif os.environ.get("LUMINAMOON_FORCE_FALLBACK", "") not in ("", "0"):
+    from . import fallbacks as impl
 else:
-    if os.environ.get("LUMINAMOON_FORCE_FALLBACK", "") not in ("", "0"):
+    try:
+        from . import _native as impl
+    except ImportError as exc:  # not built for this interpreter
+        NATIVE_IMPORT_ERROR = exc
         from . import fallbacks as impl
-    else:
-        try:
-            from . import _native as impl
-        except ImportError as exc:  # not built for this interpreter
-            NATIVE_IMPORT_ERROR = exc
-            from . import fallbacks as impl
 
 BACKEND: str = "native" if impl.__name__.endswith("._native") else "fallback"

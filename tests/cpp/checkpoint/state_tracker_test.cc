@@ -69,9 +69,10 @@ TEST_F(StateTrackerTest, CommitsAlternateSlotsAndReopenRecovers) {
     EXPECT_EQ(t.commit(), 2u);
     EXPECT_EQ(t.active_slot(), 1);
     const std::string bytes = read_file(meta_);
-    EXPECT_EQ(bytes.substr(0, 64), std::string(reinterpret_cast<const char*>(
-                                                   encode_slot(CheckpointState{1, 10, coord(10), 0}).data()),
-                                               64));
+    EXPECT_EQ(bytes.substr(0, 64),
+              std::string(reinterpret_cast<const char*>(
+                              encode_slot(CheckpointState{1, 10, coord(10), 0}).data()),
+                          64));
   }
   StateTracker again(meta_);
   EXPECT_EQ(again.committed().epoch, 2u);

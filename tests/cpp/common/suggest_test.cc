@@ -14,7 +14,7 @@ TEST(DamerauLevenshtein, BasicEdits) {
   EXPECT_EQ(damerau_levenshtein("abc", ""), 3u);
   EXPECT_EQ(damerau_levenshtein("kitten", "sitting"), 3u);
   EXPECT_EQ(damerau_levenshtein("read_only", "read_onyl"), 1u);  // transposition costs one
-  EXPECT_EQ(damerau_levenshtein("ca", "abc"), 3u);                 // OSA, not unrestricted DL
+  EXPECT_EQ(damerau_levenshtein("ca", "abc"), 3u);               // OSA, not unrestricted DL
 }
 
 TEST(DamerauLevenshtein, CountsCodePointsNotBytes) {

@@ -55,7 +55,8 @@ TEST(HashDocuments, MatchesSequentialHashing) {
 
 TEST(StreamDeduplicator, MemoryIsReported) {
   StreamDeduplicator d;
-  for (int i = 0; i < 1000; ++i) d.is_unique_hash(static_cast<std::uint64_t>(i) * std::uint64_t{0x9E3779B97F4A7C15});
+  for (int i = 0; i < 1000; ++i)
+    d.is_unique_hash(static_cast<std::uint64_t>(i) * std::uint64_t{0x9E3779B97F4A7C15});
   EXPECT_GE(d.memory_bytes(), 1000u * 9u);
 }
 

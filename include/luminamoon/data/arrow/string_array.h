@@ -19,7 +19,7 @@ bool is_string_format(const char* format) noexcept;
 // index `base_index + i` (the position in the whole, possibly chunked, input).
 // Throws InvalidType for other formats (naming the format and the supported ones) and
 // InvalidArgument for a null element (naming its index) or malformed buffers.
-void append_string_views(const ArrowSchema& schema, const ArrowArray& array,
-                         std::size_t base_index, std::vector<std::string_view>& out);
+void append_string_views(const ArrowSchema& schema, const ArrowArray& array, std::size_t base_index,
+                         std::vector<std::string_view>& out);
 
 }  // namespace luminamoon::data

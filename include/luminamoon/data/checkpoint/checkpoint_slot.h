@@ -46,8 +46,8 @@ DecodedSlot decode_slot(std::span<const std::uint8_t, kSlotSize> slot);
 
 // The outcome of opening a .meta file's bytes.
 struct RecoveredCheckpoint {
-  CheckpointState state;     // the fresh state (all zero) when active_slot < 0
-  int active_slot = -1;      // 0 = A, 1 = B, -1 = fresh (no commit ever completed)
+  CheckpointState state;              // the fresh state (all zero) when active_slot < 0
+  int active_slot = -1;               // 0 = A, 1 = B, -1 = fresh (no commit ever completed)
   bool needs_initialisation = false;  // short all-zero file: a writer rewrites 128 zero bytes
 };
 

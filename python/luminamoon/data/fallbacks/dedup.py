@@ -1,0 +1,158 @@
+"""StreamDeduplicator: exact deduplication by XXH3-64, staged then committed (SPEC 3.3, 4).
+
+Pure-Python backend. A hash is *staged* when first seen and becomes *committed* only when the
+attached tracker's commit has made it durable in the WAL, so a rollback (or a crash) forgets
+exactly the documents of the uncommitted batches. Staging order is kept because the WAL is
+written in that order and both backends must produce byte-identical WAL files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, TypeAlias
+
+from ._arrow import is_arrow_object, iter_arrow_values
+from .suggest import reject_unknown_options
+from .tracker import StateTracker
+from .xxh3 import xxh3_64_digest
+
+__all__ = ["StreamDeduplicator", "xxh3_64"]
+
+TextLike: TypeAlias = str | bytes | bytearray | memoryview
+_OPTIONS = ("threads",)
+
+
+def _encode(text: object, where: str) -> bytes:
+    if isinstance(text, str):
+        try:
+            return text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ValueError(
+                f"{where}: str cannot be encoded as UTF-8 ({exc.reason} at position "
+                f"{exc.start}); lone surrogates are not text"
+            ) from None
+    if isinstance(text, bytes):
+        return text
+    if isinstance(text, (bytearray, memoryview)):
+        return bytes(text)
+    raise TypeError(f"{where}: expected str or bytes-like, got {type(text).__name__}")
+
+
+def xxh3_64(data: TextLike) -> int:
+    """XXH3-64, seed 0, of a ``str`` (its UTF-8 bytes) or a bytes-like object."""
+    return xxh3_64_digest(_encode(data, "xxh3_64"))
+
+
+class StreamDeduplicator:
+    """Exact dedup set with a staged and a committed stage; first occurrence wins."""
+
+    def __init__(
+        self, tracker: StateTracker | None = None, *, threads: int = 0, **options: Any
+    ) -> None:
+        reject_unknown_options("StreamDeduplicator", options, _OPTIONS)
+        if not (isinstance(threads, int) and not isinstance(threads, bool) and threads >= 0):
+            raise ValueError(
+                f"StreamDeduplicator: threads must be an int >= 0 (0 = all cores), got {threads!r}"
+            )
+        if tracker is not None and not isinstance(tracker, StateTracker):
+            raise TypeError(
+                "StreamDeduplicator: tracker must be a StateTracker or None, got "
+                f"{type(tracker).__name__}"
+            )
+        # The fallback hashes on the calling thread; ``threads`` only exists for API parity.
+        self._threads = threads
+        self._committed: set[int] = set()
+        self._staged: set[int] = set()
+        self._staged_order: list[int] = []
+        self._tracker = tracker
+        if tracker is not None:
+            self._committed.update(tracker._attach(self))
+
+    # -- the tracker's side of the commit protocol ------------------------------------------
+
+    def _staged_in_order(self) -> list[int]:
+        return self._staged_order
+
+    def _staged_count_raw(self) -> int:
+        return len(self._staged_order)
+
+    def _promote_staged(self) -> None:
+        self._committed.update(self._staged_order)
+        self._drop_staged()
+
+    def _drop_staged(self) -> None:
+        self._staged = set()
+        self._staged_order = []
+
+    def _stage(self, digest: int) -> bool:
+        if digest in self._committed or digest in self._staged:
+            return False
+        self._staged.add(digest)
+        self._staged_order.append(digest)
+        return True
+
+    # -- public API -------------------------------------------------------------------------
+
+    @property
+    def tracker(self) -> StateTracker | None:
+        return self._tracker
+
+    @property
+    def staged_count(self) -> int:
+        return len(self._staged_order)
+
+    @property
+    def committed_count(self) -> int:
+        return len(self._committed)
+
+    def __len__(self) -> int:
+        return len(self._committed) + len(self._staged_order)
+
+    def is_unique(self, text: TextLike) -> bool:
+        """True (and staged) when ``text`` was neither committed nor staged before."""
+        return self._stage(xxh3_64_digest(_encode(text, "is_unique")))
+
+    def contains(self, text: TextLike) -> bool:
+        """Whether ``text`` is committed or staged; stages nothing."""
+        digest = xxh3_64_digest(_encode(text, "contains"))
+        return digest in self._committed or digest in self._staged
+
+    def filter_batch(self, texts: Sequence[TextLike] | Any) -> list[bool]:
+        """Keep mask of ``texts``; every kept document is staged, in batch order.
+
+        Everything is converted and hashed before anything is staged, so an error (a null, an
+        element of the wrong type) leaves the deduplicator exactly as it was.
+        """
+        if isinstance(texts, (list, tuple)):
+            raw = [_encode(text, f"texts[{i}]") for i, text in enumerate(texts)]
+        elif is_arrow_object(texts):
+            raw = iter_arrow_values(texts)
+        else:
+            raise TypeError(
+                "filter_batch: texts must be a list or tuple of str/bytes-like, or an Arrow "
+                "array or stream (__arrow_c_array__ / __arrow_c_stream__), got "
+                f"{type(texts).__name__}"
+            )
+        digests = [xxh3_64_digest(item) for item in raw]
+        return [self._stage(digest) for digest in digests]
+
+    def commit(self) -> None:
+        """Attached: ``tracker.commit()`` (durable). Detached: staged -> committed in RAM."""
+        if self._tracker is not None:
+            self._tracker.commit()
+        else:
+            self._promote_staged()
+
+    def rollback(self) -> None:
+        """Attached: ``tracker.rollback()``. Detached: drop the staged hashes."""
+        if self._tracker is not None:
+            self._tracker.rollback()
+        else:
+            self._drop_staged()
+
+    def __repr__(self) -> str:
+        attached = ", attached" if self._tracker is not None else ""
+        return (
+            f"StreamDeduplicator(committed={len(self._committed)}, "
+            f"staged={len(self._staged_order)}{attached})"
+        )

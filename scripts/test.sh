@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Quick start, command 2 of 2: the whole test suite. Installs what it needs first (idempotent),
+# then: formatting and lint, the C++ unit tests and fuzz-corpus replays (ctest), the Python tests
+# on the native backend and again on the pure-Python fallback, the native stub check, and the
+# strict type check. Any failure fails the script.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install.sh
+JOBS="${JOBS:-$(nproc)}"
+
+echo "==> clang-format"
+git ls-files '*.h' '*.cc' | xargs clang-format --dry-run --Werror
+echo "==> ruff"
+.venv/bin/ruff check python tests bench scripts fuzz
+.venv/bin/ruff format --check python tests bench scripts fuzz
+
+echo "==> C++ unit tests (ctest)"
+cmake -S . -B build/ctest -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DLUMINAMOON_BUILD_TESTS=ON -DLUMINAMOON_SANITIZE="${LUMINAMOON_SANITIZE:-OFF}" >/dev/null
+cmake --build build/ctest -j "$JOBS"
+ctest --test-dir build/ctest --output-on-failure -j "$JOBS"
+
+echo "==> native stubs match the committed reference"
+bash scripts/check_stubs.sh
+
+echo "==> mypy --strict"
+.venv/bin/mypy
+
+echo "==> pytest (native backend)"
+.venv/bin/python -c "import luminamoon.data as d, sys; sys.exit(d.BACKEND != 'native')" \
+  || { echo "native backend failed to import"; exit 1; }
+.venv/bin/python -m pytest -q -p no:cacheprovider tests
+
+echo "==> pytest (pure-Python fallback backend)"
+LUMINAMOON_FORCE_FALLBACK=1 .venv/bin/python -m pytest -q -p no:cacheprovider tests
+echo "==> all tests passed"
