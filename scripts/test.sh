@@ -11,8 +11,8 @@ JOBS="${JOBS:-$(nproc)}"
 echo "==> clang-format"
 git ls-files '*.h' '*.cc' | xargs clang-format --dry-run --Werror
 echo "==> ruff"
-.venv/bin/ruff check python tests bench scripts fuzz
-.venv/bin/ruff format --check python tests bench scripts fuzz
+.venv/bin/ruff check .
+.venv/bin/ruff format --check .
 
 echo "==> C++ unit tests (ctest)"
 cmake -S . -B build/ctest -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \

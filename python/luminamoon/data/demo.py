@@ -30,7 +30,7 @@ __all__ = ["DemoReport", "make_corpus", "run_demo", "stream_corpus"]
 _WORDS = (
     "data engine token shard resume exact commit batch stream clean filter dedup model train "
     "checkpoint crash recover offset hash fast native python arrow quality corpus document"
-).split()  # noqa: SIM905 (a sentence reads better than a list)
+).split()
 
 
 def make_corpus(path: Path, documents: int, duplicate_rate: float = 0.3, seed: int = 7) -> None:
