@@ -1,5 +1,5 @@
-import os
 from collections.abc import Iterable, Sequence
+import os
 from typing import Any
 
 def xxh3_64(data: str | bytes | bytearray | memoryview) -> int:
