@@ -1,3 +1,7 @@
+"""
+LuminaMoon Data Engine native core (C++20). Use it through luminamoon.data.
+"""
+
 from collections.abc import Iterable, Sequence
 import os
 from typing import Any

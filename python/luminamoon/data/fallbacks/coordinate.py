@@ -119,6 +119,11 @@ class StreamCoordinate:
                 f"object), got {type(data).__name__}"
             ) from None
         with view:
+            if not view.c_contiguous:
+                raise ValueError(
+                    f"StreamCoordinate.from_bytes: expected {COORDINATE_SIZE} bytes in a "
+                    "contiguous bytes-like object"
+                )
             if view.nbytes != COORDINATE_SIZE:
                 raise ValueError(
                     f"StreamCoordinate.from_bytes: expected {COORDINATE_SIZE} bytes, "

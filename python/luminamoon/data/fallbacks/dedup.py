@@ -8,6 +8,7 @@ written in that order and both backends must produce byte-identical WAL files.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from typing import Any, TypeAlias
 
@@ -20,6 +21,7 @@ __all__ = ["StreamDeduplicator", "xxh3_64"]
 
 TextLike: TypeAlias = str | bytes | bytearray | memoryview
 _OPTIONS = ("threads",)
+_U32_MAX = 2**32 - 1
 
 
 def _encode(text: object, where: str) -> bytes:
@@ -33,9 +35,14 @@ def _encode(text: object, where: str) -> bytes:
             ) from None
     if isinstance(text, bytes):
         return text
-    if isinstance(text, (bytearray, memoryview)):
-        return bytes(text)
-    raise TypeError(f"{where}: expected str or bytes-like, got {type(text).__name__}")
+    try:
+        view = memoryview(text)  # type: ignore[arg-type]  # any buffer, like the native module
+    except TypeError:
+        raise TypeError(f"{where}: expected str or bytes-like, got {type(text).__name__}") from None
+    with view:
+        if not view.c_contiguous:
+            raise TypeError(f"{where}: expected a contiguous bytes-like object")
+        return view.tobytes()
 
 
 def xxh3_64(data: TextLike) -> int:
@@ -50,7 +57,9 @@ class StreamDeduplicator:
         self, tracker: StateTracker | None = None, *, threads: int = 0, **options: Any
     ) -> None:
         reject_unknown_options("StreamDeduplicator", options, _OPTIONS)
-        if not (isinstance(threads, int) and not isinstance(threads, bool) and threads >= 0):
+        if not (
+            isinstance(threads, int) and not isinstance(threads, bool) and 0 <= threads <= _U32_MAX
+        ):
             raise ValueError(
                 f"StreamDeduplicator: threads must be an int >= 0 (0 = all cores), got {threads!r}"
             )
@@ -95,6 +104,9 @@ class StreamDeduplicator:
 
     @property
     def tracker(self) -> StateTracker | None:
+        """The attached tracker; None when detached or once that tracker is closed."""
+        if self._tracker is not None and self._tracker.closed:
+            return None
         return self._tracker
 
     @property
@@ -107,6 +119,18 @@ class StreamDeduplicator:
 
     def __len__(self) -> int:
         return len(self._committed) + len(self._staged_order)
+
+    def memory_bytes(self) -> int:
+        """Bytes held by the sets and the staging list (``sys.getsizeof``, ints included)."""
+        int_bytes = sum(sys.getsizeof(h) for h in self._staged_order) + sum(
+            sys.getsizeof(h) for h in self._committed
+        )
+        return (
+            sys.getsizeof(self._committed)
+            + sys.getsizeof(self._staged)
+            + sys.getsizeof(self._staged_order)
+            + int_bytes
+        )
 
     def is_unique(self, text: TextLike) -> bool:
         """True (and staged) when ``text`` was neither committed nor staged before."""

@@ -373,6 +373,10 @@ class StateTracker:
         return self._path
 
     @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
     def epoch(self) -> int:
         self._check_open()
         return self._epoch
