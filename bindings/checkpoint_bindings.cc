@@ -199,7 +199,12 @@ void bind_checkpoint(nb::module_& m) {
            "Drop everything staged since the last commit.")
       .def("close", &StateTracker::close, nb::call_guard<nb::gil_scoped_release>())
       .def(
-          "__enter__", [](nb::handle self) { return self; },
+          "__enter__",
+          [](nb::handle self) {
+            const StateTracker& t = nb::cast<const StateTracker&>(self);
+            if (t.closed()) throw Error("StateTracker: checkpoint " + t.path() + " is closed");
+            return self;
+          },
           nb::sig("def __enter__(self) -> StateTracker"))
       .def(
           "__exit__", [](StateTracker& t, nb::handle, nb::handle, nb::handle) { t.close(); },
