@@ -53,8 +53,8 @@ std::string_view DocumentViews::add(nb::handle document, const std::string& wher
     return views_.emplace_back(data, static_cast<std::size_t>(size));
   }
   if (PyBytes_Check(obj)) {
-    return views_.emplace_back(PyBytes_AS_STRING(obj),
-                               static_cast<std::size_t>(PyBytes_GET_SIZE(obj)));
+    // Function forms, not the macros: the stable ABI (abi3) has no struct access.
+    return views_.emplace_back(PyBytes_AsString(obj), static_cast<std::size_t>(PyBytes_Size(obj)));
   }
   if (PyObject_CheckBuffer(obj)) {
     // The buffer export pins bytearray/memoryview memory while the GIL is released.

@@ -20,7 +20,7 @@ nb::list to_bool_list(const std::vector<std::uint8_t>& keep) {
   for (std::size_t i = 0; i < keep.size(); ++i) {
     PyObject* value = keep[i] ? Py_True : Py_False;
     Py_INCREF(value);
-    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), value);
+    PyList_SetItem(list, static_cast<Py_ssize_t>(i), value);  // steals; abi3 has no macro
   }
   return nb::steal<nb::list>(list);
 }

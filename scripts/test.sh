@@ -15,10 +15,16 @@ echo "==> ruff"
 .venv/bin/ruff format --check .
 
 echo "==> C++ unit tests (ctest)"
-cmake -S . -B build/ctest -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DLUMINAMOON_BUILD_TESTS=ON -DLUMINAMOON_SANITIZE="${LUMINAMOON_SANITIZE:-OFF}" >/dev/null
+cmake -S . -B build/ctest -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLUMINAMOON_BUILD_TESTS=ON \
+  >/dev/null
 cmake --build build/ctest -j "$JOBS"
 ctest --test-dir build/ctest --output-on-failure -j "$JOBS"
+
+echo "==> C++ unit tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+cmake -S . -B build/ctest-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DLUMINAMOON_BUILD_TESTS=ON \
+  -DLUMINAMOON_SANITIZE=ON >/dev/null
+cmake --build build/ctest-asan -j "$JOBS"
+ctest --test-dir build/ctest-asan --output-on-failure -j "$JOBS"
 
 echo "==> native stubs match the committed reference"
 bash scripts/check_stubs.sh
@@ -33,4 +39,6 @@ echo "==> pytest (native backend)"
 
 echo "==> pytest (pure-Python fallback backend)"
 LUMINAMOON_FORCE_FALLBACK=1 .venv/bin/python -m pytest -q -p no:cacheprovider tests
+echo "==> stable-ABI (abi3) wheel on CPython >= 3.12"
+bash scripts/check_abi3.sh
 echo "==> all tests passed"
