@@ -8,6 +8,7 @@ from __future__ import annotations
 
 __all__ = [
     "CheckpointLockedError",
+    "MalformedInputError",
     "ConfigError",
     "CorruptCheckpointError",
     "LuminaMoonError",
@@ -32,3 +33,12 @@ class CheckpointLockedError(LuminaMoonError):
 
 class ConfigError(LuminaMoonError, ValueError):
     """An unknown option, preset or field name; the message suggests the closest known one."""
+
+
+class MalformedInputError(LuminaMoonError, ValueError):
+    """A malformed input record or shard, raised in strict mode.
+
+    The message says what is wrong and where: shard index and path, line number and byte
+    offset, and the field path when one is involved. Outside strict mode such records are
+    counted and reported instead.
+    """

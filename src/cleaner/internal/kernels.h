@@ -1,0 +1,60 @@
+// Byte kernels of the TextCleaner, one implementation per ISA (kernels_scalar.cc is the
+// reference; kernels_avx2.cc, kernels_avx512.cc, kernels_neon.cc must return exactly the same
+// values for every input). ISA code is enabled per function with target attributes in its own
+// translation unit, never by global -mavx2/-march flags.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "luminamoon/data/common/cpu_isa.h"
+
+namespace luminamoon::data::cleaner_internal {
+
+// Length of the longest prefix of data[0, size) that is complete, valid UTF-8 (RFC 3629: no
+// overlongs, no surrogates U+D800..U+DFFF, nothing above U+10FFFF). A sequence truncated by the
+// end of the buffer is not part of the prefix. Returns size when the whole buffer is valid.
+using Utf8ValidPrefixFn = std::size_t (*)(const std::uint8_t* data, std::size_t size);
+
+// Length of the longest prefix of data[0, size) in which every byte is "plain": copied to the
+// output unchanged by every cleaning step. `data` is valid UTF-8 (already repaired). Byte i with
+// value b is plain iff:
+//   * 0x21 <= b <= 0x7E; or
+//   * b >= 0x80 and i does not start a special sequence (below); or
+//   * b == 0x20 (space) and i + 1 < size and byte i + 1 starts a "word" (below); or
+//   * b == 0x0A (newline) and i + 1 < size and byte i + 1 starts a word.
+// Byte j starts a word iff 0x21 <= data[j] <= 0x7E, or data[j] >= 0x80 and j does not start a
+// special sequence.
+// Special sequences (their first byte is never plain), all valid UTF-8 encodings:
+//   C2 80..C2 9F   U+0080..U+009F  C1 controls
+//   C2 A0          U+00A0          no-break space
+//   E1 9A 80       U+1680          ogham space mark
+//   E2 80 80..8A   U+2000..U+200A  en quad .. hair space
+//   E2 80 AF       U+202F          narrow no-break space
+//   E2 81 9F       U+205F          medium mathematical space
+//   E3 80 80       U+3000          ideographic space
+// (A special sequence is recognised only when all its bytes lie inside [0, size).)
+// Everything else (0x00..0x1F other than the cases above, including tab and CR; 0x7F; a space or
+// newline followed by whitespace, a newline, a special sequence or the end) is not plain.
+using CleanPrefixFn = std::size_t (*)(const std::uint8_t* data, std::size_t size);
+
+struct Kernels {
+  Isa isa;
+  Utf8ValidPrefixFn utf8_valid_prefix;
+  CleanPrefixFn clean_prefix;
+};
+
+// The kernels of one ISA (must be supported: see isa_supported), and of the live ISA.
+const Kernels& kernels_for(Isa isa);
+const Kernels& active_kernels();
+
+std::size_t utf8_valid_prefix_scalar(const std::uint8_t* data, std::size_t size);
+std::size_t clean_prefix_scalar(const std::uint8_t* data, std::size_t size);
+std::size_t utf8_valid_prefix_avx2(const std::uint8_t* data, std::size_t size);
+std::size_t clean_prefix_avx2(const std::uint8_t* data, std::size_t size);
+std::size_t utf8_valid_prefix_avx512(const std::uint8_t* data, std::size_t size);
+std::size_t clean_prefix_avx512(const std::uint8_t* data, std::size_t size);
+std::size_t utf8_valid_prefix_neon(const std::uint8_t* data, std::size_t size);
+std::size_t clean_prefix_neon(const std::uint8_t* data, std::size_t size);
+
+}  // namespace luminamoon::data::cleaner_internal
