@@ -121,8 +121,9 @@ def _pread_exact(fd: int, size: int, offset: int, filename: str) -> bytes:
 
 
 def _fsync(fd: int, filename: str) -> None:
+    """fdatasync, like the native tracker: data and file size are all the formats need."""
     try:
-        os.fsync(fd)
+        os.fdatasync(fd)
     except OSError as exc:
         raise OSError(exc.errno, exc.strerror, filename) from exc
 
