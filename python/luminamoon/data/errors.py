@@ -8,10 +8,10 @@ from __future__ import annotations
 
 __all__ = [
     "CheckpointLockedError",
-    "MalformedInputError",
     "ConfigError",
     "CorruptCheckpointError",
     "LuminaMoonError",
+    "MalformedInputError",
 ]
 
 
