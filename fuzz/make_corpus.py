@@ -64,6 +64,32 @@ def main() -> None:
             write("wal_fuzzer", f"{name}_{wal_name}", bytes([meta_len]) + data[:meta_len] + wal)
 
 
+def epoch_log_corpus() -> None:
+    """Seeds for epoch_log_fuzzer: 8-byte active epoch, then an EpochLog file."""
+
+    def header(epoch: int, length: int) -> bytes:
+        body = b"LMEL" + struct.pack("<IQQI", 1, epoch, length, 0)
+        return body + struct.pack("<I", zlib.crc32(body))
+
+    def record(payload: bytes) -> bytes:
+        return struct.pack("<II", len(payload), zlib.crc32(payload)) + payload
+
+    recs = record(b"alpha") + record(b"") + record(b"beta")
+    full = 64 + len(recs)
+    logs = {
+        "empty": b"",
+        "fresh": bytes(64),
+        "one": header(1, full) + bytes(32) + recs,
+        "two_headers": header(3, full) + header(2, 64 + 13) + recs,
+        "uncommitted_tail": header(1, 64 + 13) + bytes(32) + recs,
+        "torn_record": header(1, full) + bytes(32) + recs[:-2] + b"xx",
+        "short_file": header(1, full + 40) + bytes(32) + recs,
+    }
+    for name, data in logs.items():
+        for epoch in (0, 1, 2, 5):
+            write("epoch_log_fuzzer", f"{name}_e{epoch}", struct.pack("<Q", epoch) + data)
+
+
 def write(target: str, name: str, data: bytes) -> None:
     folder = ROOT / target
     folder.mkdir(parents=True, exist_ok=True)
@@ -72,3 +98,4 @@ def write(target: str, name: str, data: bytes) -> None:
 
 if __name__ == "__main__":
     main()
+    epoch_log_corpus()

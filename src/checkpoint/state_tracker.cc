@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <limits>
@@ -128,6 +129,7 @@ StateTracker::~StateTracker() {
 
 void StateTracker::close() {
   StreamDeduplicator* dedup = nullptr;
+  std::vector<CommitParticipant*> participants;
   {
     std::lock_guard lock(mutex_);
     if (closed_) return;
@@ -137,8 +139,11 @@ void StateTracker::close() {
     dedup = dedup_;
     dedup_ = nullptr;
     staged_.reset();
+    participants = std::move(participants_);
+    participants_.clear();
   }
   if (dedup != nullptr) dedup->detach_from_tracker();
+  for (CommitParticipant* p : participants) p->tracker_closed();
 }
 
 void StateTracker::ensure_open_locked(const char* operation) const {
@@ -175,7 +180,9 @@ bool StateTracker::closed() const {
 bool StateTracker::has_pending() const {
   std::lock_guard lock(mutex_);
   ensure_open_locked("has_pending");
-  return staged_.has_value() || (dedup_ != nullptr && dedup_->staged_count() > 0);
+  return staged_.has_value() || (dedup_ != nullptr && dedup_->staged_count() > 0) ||
+         std::any_of(participants_.begin(), participants_.end(),
+                     [](const CommitParticipant* p) { return p->has_staged(); });
 }
 
 void StateTracker::update(std::uint64_t batch_id, const StreamCoordinate& coordinate) {
@@ -208,10 +215,14 @@ std::uint64_t StateTracker::commit() {
     if (options_.durable) files_->wal.sync_data();
   }
 
+  // Step 1b: companion state of later stages, tagged with the epoch the slot will carry.
+  const std::uint64_t next_epoch = committed_.epoch + 1;
+  for (CommitParticipant* p : participants_) p->prepare_commit(next_epoch, options_.durable);
+
   // Step 2: the next slot. Only the slot of the new epoch's parity is written, so the other
   // slot still holds the previous commit if this write is torn.
   CheckpointState next = committed_;
-  next.epoch = committed_.epoch + 1;
+  next.epoch = next_epoch;
   if (staged_) {
     next.committed_batch_id = staged_->first;
     next.coordinate = staged_->second;
@@ -228,6 +239,7 @@ std::uint64_t StateTracker::commit() {
   active_slot_ = slot_index;
   staged_.reset();
   if (dedup_ != nullptr) dedup_->promote_staged();
+  for (CommitParticipant* p : participants_) p->finish_commit();
   return next.epoch;
 }
 
@@ -236,6 +248,7 @@ void StateTracker::rollback() {
   ensure_writable_locked("rollback");
   staged_.reset();
   if (dedup_ != nullptr) dedup_->drop_staged();
+  for (CommitParticipant* p : participants_) p->drop_staged();
 }
 
 std::vector<std::uint64_t> StateTracker::read_committed_hashes() const {
@@ -264,6 +277,20 @@ void StateTracker::attach(StreamDeduplicator* dedup) {
                 " already has a StreamDeduplicator attached; one tracker records one dedup set");
   }
   dedup_ = dedup;
+}
+
+void StateTracker::attach_participant(CommitParticipant* participant) {
+  std::lock_guard lock(mutex_);
+  ensure_writable_locked("attach_participant");
+  if (std::find(participants_.begin(), participants_.end(), participant) == participants_.end()) {
+    participants_.push_back(participant);
+  }
+}
+
+void StateTracker::detach_participant(CommitParticipant* participant) noexcept {
+  std::lock_guard lock(mutex_);
+  participants_.erase(std::remove(participants_.begin(), participants_.end(), participant),
+                      participants_.end());
 }
 
 void StateTracker::detach(StreamDeduplicator* dedup) noexcept {

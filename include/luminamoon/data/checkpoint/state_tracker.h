@@ -6,7 +6,9 @@
 //      2. write the next slot (A for odd epochs, B for even), fdatasync;
 //      3. promote staged -> committed in RAM.
 //    A crash between any two steps reopens to the previous or the new commit, never a mix:
-//    WAL bytes past the active slot's dedup_count are cut off on open.
+//    WAL bytes past the active slot's dedup_count are cut off on open. Attached commit
+//    participants (commit_participant.h) make their companion state durable between steps 1
+//    and 2 and promote it after step 2.
 //  * If commit() throws (disk full, I/O error) the staged state is kept; commit again or
 //    rollback(). Nothing in RAM claims durability the disk does not have.
 //  * One writer per .meta: a non-blocking exclusive flock is held for the tracker's lifetime.
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "luminamoon/data/checkpoint/checkpoint_slot.h"
+#include "luminamoon/data/checkpoint/commit_participant.h"
 #include "luminamoon/data/checkpoint/stream_coordinate.h"
 
 namespace luminamoon::data {
@@ -59,6 +62,12 @@ class StateTracker {
   // The committed hashes of the WAL, in commit order (dedup_count of them).
   std::vector<std::uint64_t> read_committed_hashes() const;
 
+  // Companion state of later stages (commit_participant.h), committed in attach order between
+  // the WAL append and the slot write. The participant must detach before it is destroyed; the
+  // tracker calls tracker_closed() on every participant when it closes.
+  void attach_participant(CommitParticipant* participant);
+  void detach_participant(CommitParticipant* participant) noexcept;
+
  private:
   friend class StreamDeduplicator;
   void attach(StreamDeduplicator* dedup);
@@ -76,6 +85,7 @@ class StateTracker {
   int active_slot_ = -1;
   std::optional<std::pair<std::uint64_t, StreamCoordinate>> staged_;
   StreamDeduplicator* dedup_ = nullptr;
+  std::vector<CommitParticipant*> participants_;
   bool closed_ = false;
 };
 

@@ -25,7 +25,7 @@ import struct
 import sys
 import weakref
 import zlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import CheckpointLockedError, CorruptCheckpointError, LuminaMoonError
 from .coordinate import COORDINATE_SIZE, StreamCoordinate
@@ -36,7 +36,22 @@ if TYPE_CHECKING:
 
     from .dedup import StreamDeduplicator
 
-__all__ = ["META_SIZE", "SLOT_SIZE", "WAL_SUFFIX", "StateTracker"]
+
+class CommitParticipant(Protocol):
+    """Companion state of a later stage committed with the tracker (see commit_participant.h).
+
+    ``commit()`` calls ``_prepare_commit(epoch, durable)`` on every participant after the WAL
+    append and before the slot write (make the staged state durable, tagged with ``epoch``), and
+    ``_finish_commit()`` after the slot is durable (RAM only)."""
+
+    def _has_staged(self) -> bool: ...
+    def _prepare_commit(self, epoch: int, durable: bool) -> None: ...
+    def _finish_commit(self) -> None: ...
+    def _drop_staged(self) -> None: ...
+    def _tracker_closed(self) -> None: ...
+
+
+__all__ = ["META_SIZE", "SLOT_SIZE", "WAL_SUFFIX", "CommitParticipant", "StateTracker"]
 
 MAGIC = b"LMDL"
 VERSION = 1
@@ -184,6 +199,8 @@ class StateTracker:
         # Weak, like the native tracker's raw pointer: a deduplicator that is garbage-collected
         # detaches itself (its staged hashes go with it); the deduplicator holds the tracker.
         self._dedup_ref: weakref.ref[StreamDeduplicator] | None = None
+        # Weak for the same reason; a collected participant simply drops out.
+        self._participant_refs: list[weakref.ref[CommitParticipant]] = []
         self._staged: tuple[int, StreamCoordinate] | None = None
 
         self._epoch = 0
@@ -331,9 +348,13 @@ class StateTracker:
 
     def close(self) -> None:
         """Release the lock and file descriptors; idempotent. Staged changes are dropped."""
+        participants = self._participants() if not self._closed else []
+        self._participant_refs = []
         self._closed = True
         self._staged = None
         self._release()
+        for p in participants:
+            p._tracker_closed()
 
     def __del__(self) -> None:
         with contextlib.suppress(Exception):  # e.g. interpreter shutdown
@@ -410,8 +431,10 @@ class StateTracker:
     @property
     def has_pending(self) -> bool:
         self._check_open()
-        return self._staged is not None or (
-            self._dedup is not None and self._dedup._staged_count_raw() > 0
+        return (
+            self._staged is not None
+            or (self._dedup is not None and self._dedup._staged_count_raw() > 0)
+            or any(p._has_staged() for p in self._participants())
         )
 
     # -- staging and committing -------------------------------------------------------------
@@ -461,6 +484,10 @@ class StateTracker:
             )
             if self._durable:
                 _fsync(self._wal_fd, self._wal_path)
+        # 1b. Companion state of later stages, tagged with the epoch the slot will carry.
+        participants = self._participants()
+        for p in participants:
+            p._prepare_commit(new_epoch, self._durable)
         # 2. The slot of the new epoch's parity; the other slot keeps the previous commit.
         slot_name = "A" if new_epoch % 2 == 1 else "B"
         offset = 0 if slot_name == "A" else SLOT_SIZE
@@ -477,6 +504,8 @@ class StateTracker:
         self._staged = None
         if self._dedup is not None:
             self._dedup._promote_staged()
+        for p in participants:
+            p._finish_commit()
         return new_epoch
 
     def rollback(self) -> None:
@@ -485,6 +514,26 @@ class StateTracker:
         self._staged = None
         if self._dedup is not None:
             self._dedup._drop_staged()
+        for p in self._participants():
+            p._drop_staged()
+
+    # -- commit participants (companion state of later stages) ------------------------------
+
+    def _participants(self) -> list[CommitParticipant]:
+        live = [p for ref in self._participant_refs if (p := ref()) is not None]
+        if len(live) != len(self._participant_refs):
+            self._participant_refs = [weakref.ref(p) for p in live]
+        return live
+
+    def _attach_participant(self, participant: CommitParticipant) -> None:
+        self._check_writable("attach")
+        if all(p is not participant for p in self._participants()):
+            self._participant_refs.append(weakref.ref(participant))
+
+    def _detach_participant(self, participant: CommitParticipant) -> None:
+        self._participant_refs = [
+            weakref.ref(p) for p in self._participants() if p is not participant
+        ]
 
     # -- deduplicator attachment (called by StreamDeduplicator) -----------------------------
 
