@@ -34,4 +34,5 @@ case "$wheel" in
 esac
 "$venv/bin/python" -m pip install -q --force-reinstall --no-deps "$wheel"
 "$venv/bin/python" -c "import luminamoon.data as d, sys; sys.exit(d.BACKEND != 'native')"
-"$venv/bin/python" -m pytest -q -p no:cacheprovider tests
+# The main runs already did the crash harness at full strength; here it proves the abi3 module.
+LUMINAMOON_CRASH_KILLS=5 "$venv/bin/python" -m pytest -q -p no:cacheprovider tests
