@@ -1,5 +1,5 @@
 // Argument conversion, document views over Python/Arrow inputs, the exception translator, and
-// the module-level functions xxh3_64 and did_you_mean.
+// the module-level functions xxh3_64, did_you_mean, simd_isa and supported_isas.
 #include "common.h"
 
 #include <nanobind/stl/optional.h>
@@ -11,6 +11,7 @@
 
 #include "luminamoon/data/arrow/c_data_interface.h"
 #include "luminamoon/data/arrow/string_array.h"
+#include "luminamoon/data/common/cpu_isa.h"
 #include "luminamoon/data/common/error.h"
 #include "luminamoon/data/common/suggest.h"
 #include "luminamoon/data/common/xxh3.h"
@@ -43,6 +44,16 @@ std::string_view DocumentViews::add(nb::handle document, const std::string& wher
   if (PyUnicode_Check(obj)) {
     Py_ssize_t size = 0;
     const char* data = PyUnicode_AsUTF8AndSize(obj, &size);
+    if (data == nullptr && lone_surrogates_ == LoneSurrogates::kSurrogatepass) {
+      PyErr_Clear();
+      PyObject* encoded = PyUnicode_AsEncodedString(obj, "utf-8", "surrogatepass");
+      if (encoded == nullptr) throw nb::python_error();
+      nb::object bytes = nb::steal(encoded);
+      const std::string_view view(PyBytes_AsString(encoded),
+                                  static_cast<std::size_t>(PyBytes_Size(encoded)));
+      keep_alive_.push_back(std::move(bytes));
+      return views_.emplace_back(view);
+    }
     if (data == nullptr) {
       PyErr_Clear();
       throw nb::value_error((where +
@@ -189,6 +200,8 @@ void bind_errors(nb::module_&) {
       raise_engine_error("CheckpointLockedError", e.what());
     } catch (const ConfigError& e) {
       raise_engine_error("ConfigError", e.what());
+    } catch (const MalformedInputError& e) {
+      raise_engine_error("MalformedInputError", e.what());
     } catch (const InvalidArgument& e) {
       PyErr_SetString(PyExc_ValueError, e.what());
     } catch (const InvalidType& e) {
@@ -228,6 +241,21 @@ void bind_common(nb::module_& m) {
           "def did_you_mean(name: str, candidates: collections.abc.Iterable[str]) -> str | None"),
       "The candidate closest to `name` by Damerau-Levenshtein distance, or None when none is "
       "close (distance > max(2, len(name) // 3)).");
+  m.def(
+      "simd_isa", [] { return std::string(isa_name(active_isa())); },
+      nb::sig("def simd_isa() -> str"),
+      "The instruction set the byte kernels use: 'scalar', 'avx2', 'avx512' or 'neon'. Probed once "
+      "per process; LUMINAMOON_SIMD forces one, and an unknown or unsupported value raises "
+      "ConfigError here.");
+  m.def(
+      "supported_isas",
+      [] {
+        std::vector<std::string> names;
+        for (const Isa isa : supported_isas()) names.emplace_back(isa_name(isa));
+        return names;
+      },
+      nb::sig("def supported_isas() -> list[str]"),
+      "Every instruction set this CPU and build can run, 'scalar' first.");
 }
 
 }  // namespace luminamoon::data::bindings

@@ -17,11 +17,16 @@ namespace nb = nanobind;
 std::uint64_t to_unsigned(nb::handle value, const char* what, std::uint64_t max);
 
 // str / bytes / bytearray / memoryview as UTF-8 (str) or raw bytes. A str with a lone surrogate
-// -> ValueError; any other type -> TypeError. `where` prefixes messages ("texts[3]").
+// -> ValueError (or, with LoneSurrogates::kSurrogatepass, its 'surrogatepass' encoding: each
+// surrogate becomes the invalid 3-byte sequence ED xx xx, for the TextCleaner to repair); any
+// other type -> TypeError. `where` prefixes messages ("texts[3]").
 // Buffers acquired here are released by ~DocumentViews.
 class DocumentViews {
  public:
+  enum class LoneSurrogates { kReject, kSurrogatepass };
+
   DocumentViews() = default;
+  explicit DocumentViews(LoneSurrogates lone_surrogates) : lone_surrogates_(lone_surrogates) {}
   DocumentViews(const DocumentViews&) = delete;
   DocumentViews& operator=(const DocumentViews&) = delete;
   ~DocumentViews();
@@ -38,6 +43,7 @@ class DocumentViews {
   std::vector<std::string_view> views_;
   std::vector<Py_buffer> buffers_;
   std::vector<nb::object> keep_alive_;  // tuples, capsules and stream chunks behind the views
+  LoneSurrogates lone_surrogates_ = LoneSurrogates::kReject;
 };
 
 // Raises ConfigError (via the core helper) for every key of `kwargs` not in `known`.
@@ -47,6 +53,12 @@ void reject_unknown_kwargs(const char* owner, const nb::kwargs& kwargs,
 void bind_errors(nb::module_& m);
 void bind_checkpoint(nb::module_& m);
 void bind_dedup(nb::module_& m);
+void bind_minhash(nb::module_& m);
+void bind_cleaner(nb::module_& m);
+void bind_readers(nb::module_& m);
+void bind_pii(nb::module_& m);
+void bind_string_tensor(nb::module_& m);
+void bind_quality(nb::module_& m);
 void bind_common(nb::module_& m);
 
 }  // namespace luminamoon::data::bindings

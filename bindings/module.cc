@@ -8,4 +8,10 @@ NB_MODULE(_native, m) {
   bind_common(m);
   bind_checkpoint(m);
   bind_dedup(m);
+  bind_quality(m);
+  bind_minhash(m);
+  bind_cleaner(m);
+  bind_readers(m);
+  bind_pii(m);
+  bind_string_tensor(m);
 }

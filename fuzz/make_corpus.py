@@ -90,6 +90,198 @@ def epoch_log_corpus() -> None:
             write("epoch_log_fuzzer", f"{name}_e{epoch}", struct.pack("<Q", epoch) + data)
 
 
+def minhash_log_corpus() -> None:
+    """Seeds for minhash_log_fuzzer: 8-byte active epoch, then a `<meta>.minhash` EpochLog whose
+    records hold MinHash index rows (layout in docs/minhash.md)."""
+
+    def header(epoch: int, length: int) -> bytes:
+        body = b"LMEL" + struct.pack("<IQQI", 1, epoch, length, 0)
+        return body + struct.pack("<I", zlib.crc32(body))
+
+    def record(payload: bytes) -> bytes:
+        return struct.pack("<II", len(payload), zlib.crc32(payload)) + payload
+
+    def rows_record(num_perm: int, bits: int, first: int, rows: list[bytes], **bad: int) -> bytes:
+        fields = {"magic": 0, "version": 1, "shingle": 0, "reserved": 0, "ngram": 5}
+        fields.update(bad)
+        head = struct.pack(
+            "<4sHBBHHIQQII",
+            b"LMMH" if not fields["magic"] else b"XXXX",
+            fields["version"],
+            fields["shingle"],
+            bits,
+            num_perm,
+            fields["ngram"],
+            fields["reserved"],
+            1,
+            first,
+            len(rows),
+            0,
+        )
+        return head + b"".join(rows)
+
+    def log(*payloads: bytes, epoch: int = 1) -> bytes:
+        recs = b"".join(record(p) for p in payloads)
+        return header(epoch, 64 + len(recs)) + bytes(32) + recs
+
+    nibbles = [bytes([0x21, 0x43, 0x65, 0x87]), bytes([0x21, 0x43, 0x00, 0x00])]
+    seeds = {
+        "empty": b"",
+        "fresh": bytes(64),
+        "nibbles": log(rows_record(8, 4, 0, nibbles)),
+        "two_records": log(rows_record(8, 4, 0, nibbles), rows_record(8, 4, 2, nibbles[:1])),
+        "odd_perm": log(rows_record(3, 4, 0, [b"\x21\x03"])),
+        "odd_perm_padding": log(rows_record(3, 4, 0, [b"\x21\x13"])),
+        "bytes8": log(rows_record(4, 8, 0, [b"\x01\x02\x03\x04"] * 3)),
+        "bytes16": log(rows_record(2, 16, 0, [b"\x01\x02\x03\x04"])),
+        "full32": log(rows_record(2, 32, 0, [bytes(range(8)), bytes(8)])),
+        "bad_magic": log(rows_record(8, 4, 0, nibbles, magic=1)),
+        "bad_version": log(rows_record(8, 4, 0, nibbles, version=2)),
+        "bad_shingle": log(rows_record(8, 4, 0, nibbles, shingle=7)),
+        "bad_ngram": log(rows_record(8, 4, 0, nibbles, ngram=0)),
+        "reserved": log(rows_record(8, 4, 0, nibbles, reserved=1)),
+        "short_rows": log(rows_record(8, 4, 0, nibbles)[:-1]),
+        "short_header": log(b"LMMH\x01\x00"),
+        "uncommitted": header(1, 64) + bytes(32) + record(rows_record(8, 4, 0, nibbles)),
+    }
+    for name, data in seeds.items():
+        for epoch in (0, 1, 3):
+            write("minhash_log_fuzzer", f"{name}_e{epoch}", struct.pack("<Q", epoch) + data)
+
+
+def string_tensor_corpus() -> None:
+    """Seeds for string_tensor_fuzzer: mode byte, string count, then buffers (see the target)."""
+    strings = [b"", b"a", b"twelve bytes", b"thirteen byte", "h\u00e9llo w\u00f6rld".encode()]
+    offsets = [0]
+    for s in strings:
+        offsets.append(offsets[-1] + len(s))
+    payload = b"".join(strings)
+    n = len(strings)
+
+    def views(items: list[bytes], base: int = 0) -> bytes:
+        out, pos = b"", base
+        for s in items:
+            if len(s) <= 12:
+                out += struct.pack("<I12s", len(s), s)
+            else:
+                out += struct.pack("<I4sII", len(s), s[:4], 0, pos)
+            pos += len(s)
+        return out
+
+    seeds = {
+        "offsets32": bytes([0, n]) + struct.pack(f"<{n + 1}I", *offsets) + payload,
+        "offsets64": bytes([1, n]) + struct.pack(f"<{n + 1}Q", *offsets) + payload,
+        "offsets32_decreasing": bytes([0, 2]) + struct.pack("<3I", 0, 5, 2) + b"hello",
+        "offsets32_past_end": bytes([0, 1]) + struct.pack("<2I", 0, 99) + b"abc",
+        "offsets32_split_sequence": bytes([0, 2]) + struct.pack("<3I", 0, 1, 2) + b"\xc3\xa9",
+        "offsets32_invalid_utf8": bytes([0, 1]) + struct.pack("<2I", 0, 2) + b"\xff\xfe",
+        "views": bytes([2, n]) + views(strings) + bytes([len(payload)]) + payload + b"tail",
+        "views_bad_index": bytes([2, 1])
+        + struct.pack("<I4sII", 13, b"thir", 7, 0)
+        + bytes([13])
+        + b"thirteen byte",
+        "views_dirty_padding": bytes([2, 1]) + struct.pack("<I12s", 1, b"a\x01") + b"\x00",
+        "arrow_utf8": bytes([3, n]) + struct.pack(f"<{n + 1}i", *offsets) + payload,
+        "arrow_utf8_negative": bytes([3, 2]) + struct.pack("<3i", 0, -4, 3) + b"abc",
+        "empty": b"",
+        "zero_strings": bytes([0, 0]) + struct.pack("<I", 0),
+    }
+    for name, data in seeds.items():
+        write("string_tensor_fuzzer", name, data)
+
+
+def pii_corpus() -> None:
+    """Seeds for pii_fuzzer: an options byte (bits 0-3 categories, bit 4 private IPs), then text."""
+    texts = {
+        "mixed": "mail john.doe@example.com ip 8.8.8.8 fe80::1 card 4111 1111 1111 1111 "
+        "key AKIAIOSFODNN7EXAMPLE ghp_" + "aB3d" * 9 + " jwt eyJhbGciOiJIUzI1NiJ9."
+        "eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6y",
+        "pem": "-----BEGIN RSA PRIVATE KEY-----\nMIIBOgIBAAJBAKj3\n-----END RSA PRIVATE KEY-----",
+        "aws_secret": 'aws_secret_access_key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"',
+        "ipv6_forms": "2001:4860:4860::8888 [::1]:80 ::ffff:8.8.4.4 64:ff9b::1.1.1.1 A::B a[1::2]",
+        "negatives": "v1.2.3.4 1.2.3.4.5 icon@2x.png 978-3-16-148410-0 12:30:45 sk-learn-x",
+        "non_ascii": "联系zhang@example.cn获取 Jürgen 8.8.8.8é",
+        "long_digits": "1" * 300 + " 4111 " * 20,
+        "empty": "",
+    }
+    for name, text in texts.items():
+        for options in (0x0F, 0x1F, 0x05):
+            write("pii_fuzzer", f"{name}_{options:02x}", bytes([options]) + text.encode())
+    write("pii_fuzzer", "invalid_utf8", b"\x1f\xe2\x82a@b.co\xac\xff 8.8.8.8\xc3")
+
+
+def jsonl_corpus() -> None:
+    """Seeds for jsonl_fuzzer: a dotted path, a newline, then one JSON record (see the target)."""
+    seeds = {
+        "plain": b'text\n{"text": "hello", "id": 1}',
+        "nested": b'meta.body\n{"meta": {"body": "b", "bdy": 2}}',
+        "array": b'messages.1.content\n{"messages": [{"content": "a"}, {"content": "b"}]}',
+        "digit_key": b'a.0\n{"a": {"0": "x"}}',
+        "escapes": b'text\n{"text": "q\\" \\\\ \\/ \\b\\f\\n\\r\\t \\u00e9 \\ud83d\\ude00"}',
+        "lone_surrogate": b'text\n{"text": "\\ud800 x"}',
+        "lone_low": b'text\n{"text": "\\udc00"}',
+        "duplicate_keys": b'text\n{"text": "a", "text": "b"}',
+        "missing": b'txet\n{"text": "x"}',
+        "non_string": b'text\n{"text": [1, 2.5, true, null, {"a": -0}]}',
+        "numbers": b'n\n{"n": 18446744073709551615, "m": -9223372036854775808, "f": 1e308}',
+        "bad_numbers": b'text\n{"text": "x", "n": 1e999, "m": 18446744073709551616}',
+        "invalid_utf8": b'text\n{"text": "\xff\xfe"}',
+        "raw_nul": b'text\n{"text": "a\x00b"}',
+        "truncated": b'text\n{"text": "abc',
+        "deep": b"0\n" + b"[" * 300 + b"]" * 300,
+        "bom": b'text\n\xef\xbb\xbf{"text": "x"}',
+        "bad_path": b'a..b\n{"a": "x"}',
+        "no_newline": b'{"text": "whole input"}',
+        "empty": b"",
+    }
+    for name, data in seeds.items():
+        write("jsonl_fuzzer", name, data)
+
+
+def cleaner_corpus() -> None:
+    """Seeds for cleaner_fuzzer: an options byte (bits 0-6: normalize_newlines, remove_controls,
+    collapse_whitespace, strip_trailing_spaces, limit_newlines, strip, nfc; bit 7: repair off),
+    then the document."""
+    texts = {
+        "prose": b"  The quick brown fox.\r\n\r\n\r\n\tJumps  over\x00 the dog. \n\n",
+        "unicode_spaces": "a\u00a0\u1680b\u2000\u200a\u202fc\u205f\u3000d\u200b\u2028e".encode(),
+        "controls": bytes(range(0x20)) + b"\x7f\xc2\x80\xc2\x85\xc2\x9f\xc2\xa0x",
+        "table_3_8": b"a\xf1\x80\x80\xe1\x80\xc2b\x80c\x80\xbfd",
+        "invalid_forms": b"\xc0\xaf\xe0\x80\xaf\xed\xa0\x80\xf4\x90\x80\x80"
+        + b"\xf8\x88\x80\x80\x80\xe2\x82",
+        "truncated_end": b"text \xf0\x9f\x98",
+        "nfc": "e\u0301 \u212b a\u0301\u0316 \u1100\u1161\u11a8 \u0958 \u2000x".encode(),
+        "combining_run": b"a" + "\u0301\u0316".encode() * 200,
+        "newline_runs": b"a\n \n\t\n\r\r\n\n\n\nb\n",
+        "long_plain": b"lorem ipsum dolor sit amet, " * 100 + "\u4e2d\u6587 ".encode() * 50,
+        "whitespace_only": b" \t\r\n\xc2\xa0\n",
+        "empty": b"",
+    }
+    for name, text in texts.items():
+        for options in (0x3F, 0x7F, 0x00, 0x24, 0x09, 0xBF):
+            write("cleaner_fuzzer", f"{name}_{options:02x}", bytes([options]) + text)
+
+
+def quality_corpus() -> None:
+    """Seeds for quality_fuzzer: a document, as raw bytes."""
+    seeds = {
+        "prose": b"The old bridge was rebuilt. Residents watched the first train cross it.\n" * 8,
+        "tokenizer": "Don't e-mail foo@bar.com... U.S. costs $5.00 (approx.) well-known and/or "
+        "x--y 'q' #tag https://example.com/a-b?x=1, 10am 5km :) (: 22\u00b0C. \u2026".encode(),
+        "lines": b"- a\n- b\n\n\nsame\nsame\nLorem ipsum dolor.\n{ x }\nUses cookies.\n[1] x.",
+        "invalid": b"abc \xff\xfe \xed\xa0\x80 \xe2\x82 \xc0\xaf end",
+        "nul_controls": bytes(range(0x20)) + b"\x7f\xc2\x85 x",
+        "unicode": "\u4e2d\u6587 \u0416\u0438\u0442\u044c \U0001f600 \u00e9\u0301\u3000"
+        "\u2028x\u212a".encode(),
+        "repeats": b"a b c d e f g h i j k " * 40 + b"ab c d e f x a bc d e f",
+        "affixes": b"(" * 300 + b"x" + b")" * 300 + b" " + b"." * 500,
+        "empty": b"",
+        "whitespace": b" \t\n\r\n\xc2\xa0\n",
+    }
+    for name, data in seeds.items():
+        write("quality_fuzzer", name, data)
+
+
 def write(target: str, name: str, data: bytes) -> None:
     folder = ROOT / target
     folder.mkdir(parents=True, exist_ok=True)
@@ -99,3 +291,9 @@ def write(target: str, name: str, data: bytes) -> None:
 if __name__ == "__main__":
     main()
     epoch_log_corpus()
+    minhash_log_corpus()
+    string_tensor_corpus()
+    pii_corpus()
+    jsonl_corpus()
+    cleaner_corpus()
+    quality_corpus()

@@ -129,6 +129,19 @@ EpochLog::EpochLog(std::string path, std::uint64_t active_epoch, bool read_only,
   header_slot_ = decoded.header_slot;
   records_ = std::move(decoded.records);
   if (read_only_) return;
+  // A header written by a commit whose slot never landed (epoch above the active one) must not
+  // survive: a later commit of the tracker without this log attached would otherwise reach its
+  // epoch and make it count. Zero it before anything else is written.
+  if (size >= kEpochLogHeaderSize) {
+    for (std::size_t i = 0; i < 2; ++i) {
+      EpochLogHeader h;
+      if (decode_slot(bytes.data() + i * kEpochLogSlotSize, h) == SlotState::kValid &&
+          h.epoch > active_epoch) {
+        const std::array<std::uint8_t, kEpochLogSlotSize> zeros{};
+        file_->fd.pwrite_all(zeros.data(), zeros.size(), i * kEpochLogSlotSize);
+      }
+    }
+  }
   if (size < kEpochLogHeaderSize) {
     const std::array<std::uint8_t, kEpochLogHeaderSize> zeros{};
     file_->fd.pwrite_all(zeros.data(), zeros.size(), 0);

@@ -7,13 +7,34 @@ same signature, the same answers and byte-identical files; ``BACKEND`` says whic
 from __future__ import annotations
 
 from ._ffi import BACKEND, impl
-from .errors import CheckpointLockedError, ConfigError, CorruptCheckpointError, LuminaMoonError
+from .errors import (
+    CheckpointLockedError,
+    ConfigError,
+    CorruptCheckpointError,
+    LuminaMoonError,
+    MalformedInputError,
+)
 
 StreamCoordinate = impl.StreamCoordinate
 StateTracker = impl.StateTracker
 StreamDeduplicator = impl.StreamDeduplicator
+MinHashDeduplicator = impl.MinHashDeduplicator
+ShardReader = impl.ShardReader
+DocumentBatch = impl.DocumentBatch
+ReadIssue = impl.ReadIssue
+TextCleaner = impl.TextCleaner
+PIIMasker = impl.PIIMasker
+QualityFilter = impl.QualityFilter
+QualityResult = impl.QualityResult
+Rejection = impl.Rejection
+PIISpan = impl.PIISpan
+MaskResult = impl.MaskResult
+StringTensor = impl.StringTensor
 xxh3_64 = impl.xxh3_64
 did_you_mean = impl.did_you_mean
+extract_field = impl.extract_field
+simd_isa = impl.simd_isa
+supported_isas = impl.supported_isas
 
 __version__ = "0.1.0"
 
@@ -22,11 +43,27 @@ __all__ = [
     "CheckpointLockedError",
     "ConfigError",
     "CorruptCheckpointError",
+    "DocumentBatch",
     "LuminaMoonError",
+    "MalformedInputError",
+    "MaskResult",
+    "MinHashDeduplicator",
+    "PIIMasker",
+    "PIISpan",
+    "QualityFilter",
+    "QualityResult",
+    "ReadIssue",
+    "Rejection",
+    "ShardReader",
     "StateTracker",
     "StreamCoordinate",
     "StreamDeduplicator",
+    "StringTensor",
+    "TextCleaner",
     "__version__",
     "did_you_mean",
+    "extract_field",
+    "simd_isa",
+    "supported_isas",
     "xxh3_64",
 ]

@@ -36,6 +36,14 @@ using Utf8ValidPrefixFn = std::size_t (*)(const std::uint8_t* data, std::size_t 
 // (A special sequence is recognised only when all its bytes lie inside [0, size).)
 // Everything else (0x00..0x1F other than the cases above, including tab and CR; 0x7F; a space or
 // newline followed by whitespace, a newline, a special sequence or the end) is not plain.
+// Readings fixed by the implementation (the tests hold every ISA to them):
+//   * The rules are byte patterns, tested at every position, not only at character starts. So
+//     the result is defined for any bytes, valid UTF-8 or not, and every ISA returns the same
+//     value on invalid input too; on valid UTF-8 this is the same as the character reading.
+//   * `size` is taken as the end of the text: a space or newline at size - 1 is not plain, and a
+//     special sequence cut by size is not recognised (its bytes count as plain). A caller that
+//     passes a window shorter than the document must end it at a character boundary (as the
+//     utf8_valid_prefix result is), so that no special sequence is cut.
 using CleanPrefixFn = std::size_t (*)(const std::uint8_t* data, std::size_t size);
 
 struct Kernels {

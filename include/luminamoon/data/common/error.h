@@ -44,6 +44,14 @@ class InvalidType : public Error {
   using Error::Error;
 };
 
+// A malformed input record or shard (bad JSON, a missing or non-string field, a damaged stream),
+// raised in strict mode or by one-shot calls such as extract_field. The message says what and
+// where (shard, path, line, byte offset, field). -> luminamoon.data.errors.MalformedInputError.
+class MalformedInputError : public Error {
+ public:
+  using Error::Error;
+};
+
 // An operating-system call failed; keeps errno and the path so Python sees a proper OSError.
 class IoError : public Error {
  public:

@@ -6,9 +6,37 @@ Used when the native module is not built for this interpreter, or when
 
 from __future__ import annotations
 
+from .cleaner import TextCleaner
 from .coordinate import StreamCoordinate
 from .dedup import StreamDeduplicator, xxh3_64
+from .minhash import MinHashDeduplicator
+from .pii import MaskResult, PIIMasker, PIISpan
+from .quality import QualityFilter, QualityResult, Rejection
+from .readers import DocumentBatch, ReadIssue, ShardReader, extract_field
+from .simd import simd_isa, supported_isas
+from .string_tensor import StringTensor
 from .suggest import did_you_mean
 from .tracker import StateTracker
 
-__all__ = ["StateTracker", "StreamCoordinate", "StreamDeduplicator", "did_you_mean", "xxh3_64"]
+__all__ = [
+    "DocumentBatch",
+    "MaskResult",
+    "MinHashDeduplicator",
+    "PIIMasker",
+    "PIISpan",
+    "QualityFilter",
+    "QualityResult",
+    "ReadIssue",
+    "Rejection",
+    "ShardReader",
+    "StateTracker",
+    "StreamCoordinate",
+    "StreamDeduplicator",
+    "StringTensor",
+    "TextCleaner",
+    "did_you_mean",
+    "extract_field",
+    "simd_isa",
+    "supported_isas",
+    "xxh3_64",
+]

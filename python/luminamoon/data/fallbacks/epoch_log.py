@@ -118,6 +118,13 @@ class EpochLog:
         )
         if read_only:
             return
+        # A header of an uncommitted epoch (above the active one) must not survive: a later
+        # commit of the tracker without this log attached would otherwise make it count.
+        if size >= HEADER_SIZE:
+            for i in (0, 1):
+                state = _decode_header_slot(data[i * SLOT_SIZE : (i + 1) * SLOT_SIZE])
+                if isinstance(state, tuple) and state[0] > active_epoch:
+                    _pwrite_all(self._fd, bytes(SLOT_SIZE), i * SLOT_SIZE, path)
         if size < HEADER_SIZE:
             _pwrite_all(self._fd, bytes(HEADER_SIZE), 0, path)
         elif size > self._length:

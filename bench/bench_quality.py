@@ -1,0 +1,234 @@
+#!/usr/bin/env python3
+"""QualityFilter benchmark: our presets beside datatrove 0.10.1's filters, in one process.
+
+For each pair (``gopher_quality`` / ``GopherQualityFilter``, ``gopher_repetition`` /
+``GopherRepetitionFilter``, ``c4`` / ``C4QualityFilter``, ``fineweb`` /
+``FineWebQualityFilter``) on the same documents: docs/s and MB/s of one core (ours with
+``threads=1``, datatrove's ``filter()`` per document), the ratio, and ours on every core
+(``threads=0``) and from an Arrow array. Every run's keep decisions are compared with
+datatrove's (they must agree; docs/quality.md explains the one documented exception, which these
+corpora do not contain). Also the ``default`` preset and the pure-Python fallback, for reference.
+
+Two corpora from bench/quality_corpus.py: ``varied`` (prose, perturbed prose, junk, code,
+lists; what the agreement test uses) and ``prose`` (the calibration prose).
+
+Needs ``pip install -r requirements-bench.txt``. Run: ``python bench/bench_quality.py``
+(``--quick`` for a smoke run, ``--json PATH`` to save every figure). Medians over repeats,
+every job once per round (round-robin), the garbage collector off inside timed regions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import luminamoon.data as lmd
+import quality_corpus
+from luminamoon.data import fallbacks
+
+PAIRS = (
+    ("gopher_quality", "GopherQualityFilter"),
+    ("gopher_repetition", "GopherRepetitionFilter"),
+    ("c4", "C4QualityFilter"),
+    ("fineweb", "FineWebQualityFilter"),
+)
+STARTED = time.perf_counter()
+
+
+def log(message: str) -> None:
+    print(f"[{time.perf_counter() - STARTED:6.1f}s] {message}", file=sys.stderr, flush=True)
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def timed(job: Callable[[], list[bool]]) -> tuple[float, list[bool]]:
+    with gc_paused():
+        start = time.perf_counter()
+        keep = job()
+        seconds = time.perf_counter() - start
+    return seconds, keep
+
+
+def datatrove_job(filt: Any, texts: list[str]) -> Callable[[], list[bool]]:
+    from datatrove.data import Document
+
+    def job() -> list[bool]:
+        docs = [Document(text=t, id=str(i)) for i, t in enumerate(texts)]  # (cheap, timed)
+        out = []
+        for doc in docs:
+            result = filt.filter(doc)
+            out.append(bool(result[0] if isinstance(result, tuple) else result))
+        return out
+
+    return job
+
+
+def ours_job(qf: Any, texts: Any) -> Callable[[], list[bool]]:
+    def job() -> list[bool]:
+        return list(qf.filter_batch(texts).keep)
+
+    return job
+
+
+def bench_corpus(name: str, texts: list[str], repeats: int, fallback_docs: int) -> dict[str, Any]:
+    import datatrove.pipeline.filters as dt
+    import pyarrow as pa
+
+    nbytes = sum(len(t.encode()) for t in texts)
+    array = pa.array(texts, type=pa.large_string())
+    log(f"corpus {name}: {len(texts)} documents, {nbytes / 1e6:.2f} MB")
+    rows = []
+    for preset, cls_name in PAIRS:
+        theirs = getattr(dt, cls_name)()
+        jobs: dict[str, Callable[[], list[bool]]] = {
+            "datatrove": datatrove_job(theirs, texts),
+            "ours_t1": ours_job(lmd.QualityFilter(preset, threads=1), texts),
+            "ours_all": ours_job(lmd.QualityFilter(preset, threads=0), texts),
+            "ours_t1_arrow": ours_job(lmd.QualityFilter(preset, threads=1), array),
+        }
+        times: dict[str, list[float]] = {k: [] for k in jobs}
+        keeps: dict[str, list[bool]] = {}
+        for _ in range(repeats):
+            for label, job in jobs.items():
+                seconds, keep = timed(job)
+                times[label].append(seconds)
+                keeps[label] = keep
+        agree = sum(a == b for a, b in zip(keeps["ours_t1"], keeps["datatrove"])) / len(texts)
+        for label in ("ours_all", "ours_t1_arrow"):
+            if keeps[label] != keeps["ours_t1"]:
+                raise AssertionError(f"{preset} {label}: decisions differ from threads=1")
+        median = {k: statistics.median(v) for k, v in times.items()}
+        fb_texts = texts[:fallback_docs]
+        fb = fallbacks.QualityFilter(preset)
+        fb_seconds = statistics.median(
+            timed(ours_job(fb, fb_texts))[0] for _ in range(max(1, repeats // 2))
+        )
+        fb_bytes = sum(len(t.encode()) for t in fb_texts)
+        row = {
+            "preset": preset,
+            "peer": cls_name,
+            "docs": len(texts),
+            "mb": nbytes / 1e6,
+            "decisions_agree": agree,
+            "kept": sum(keeps["ours_t1"]),
+            **{f"{k}_seconds": v for k, v in median.items()},
+            **{f"{k}_docs_per_s": len(texts) / v for k, v in median.items()},
+            **{f"{k}_mb_per_s": nbytes / 1e6 / v for k, v in median.items()},
+            "ratio_t1": median["datatrove"] / median["ours_t1"],
+            "ratio_all": median["datatrove"] / median["ours_all"],
+            "fallback_mb_per_s": fb_bytes / 1e6 / fb_seconds,
+            "fallback_docs_per_s": len(fb_texts) / fb_seconds,
+        }
+        rows.append(row)
+        log(
+            f"  {preset:18s} datatrove {row['datatrove_mb_per_s']:.3f} MB/s, ours "
+            f"{row['ours_t1_mb_per_s']:.1f} MB/s per core ({row['ratio_t1']:.0f}x), "
+            f"agreement {agree:.2%}"
+        )
+    qf = lmd.QualityFilter("default", threads=1)
+    seconds = statistics.median(timed(ours_job(qf, texts))[0] for _ in range(repeats))
+    default_row = {
+        "preset": "default",
+        "ours_t1_docs_per_s": len(texts) / seconds,
+        "ours_t1_mb_per_s": nbytes / 1e6 / seconds,
+    }
+    return {
+        "corpus": name,
+        "docs": len(texts),
+        "mb": nbytes / 1e6,
+        "rows": rows,
+        "default": default_row,
+    }
+
+
+def print_tables(results: list[dict[str, Any]]) -> None:
+    for result in results:
+        print(
+            f"\n### corpus `{result['corpus']}`: {result['docs']} documents, "
+            f"{result['mb']:.2f} MB\n"
+        )
+        print(
+            "| preset vs datatrove | datatrove docs/s (MB/s) | ours 1 core docs/s (MB/s) | "
+            "ours/datatrove | ours all cores docs/s (MB/s) | ours 1 core, Arrow (MB/s) | "
+            "decisions agree |"
+        )
+        print("|---|---:|---:|---:|---:|---:|---:|")
+        for r in result["rows"]:
+            print(
+                f"| `{r['preset']}` vs `{r['peer']}` | {r['datatrove_docs_per_s']:,.0f} "
+                f"({r['datatrove_mb_per_s']:.2f}) | {r['ours_t1_docs_per_s']:,.0f} "
+                f"({r['ours_t1_mb_per_s']:.1f}) | **{r['ratio_t1']:.0f}x** | "
+                f"{r['ours_all_docs_per_s']:,.0f} ({r['ours_all_mb_per_s']:.1f}) | "
+                f"{r['ours_t1_arrow_mb_per_s']:.1f} | {r['decisions_agree']:.2%} |"
+            )
+        d = result["default"]
+        print(
+            f"\n`default` preset, 1 core: {d['ours_t1_docs_per_s']:,.0f} docs/s "
+            f"({d['ours_t1_mb_per_s']:.1f} MB/s). Fallback (pure Python), 1 core: "
+            + ", ".join(f"{r['preset']} {r['fallback_mb_per_s']:.2f} MB/s" for r in result["rows"])
+        )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--docs", type=int, default=2000, help="documents per corpus")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--fallback-docs", type=int, default=300)
+    parser.add_argument("--quick", action="store_true", help="200 documents, 1 repeat")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    if args.quick:
+        args.docs, args.repeats, args.fallback_docs = 200, 1, 50
+    if lmd.BACKEND != "native":
+        log("warning: the native backend is not live; 'ours' is the pure-Python fallback")
+    warnings.filterwarnings("ignore")
+    from datatrove.data import Document
+    from datatrove.pipeline.filters import GopherQualityFilter
+
+    GopherQualityFilter().filter(Document(text="Load spaCy before timing.", id="0"))
+    corpora = {
+        "varied": [t for _, t in quality_corpus.varied_corpus(args.docs, seed=11)],
+        "prose": [
+            t
+            for label, t in quality_corpus.calibration_corpus(args.docs, 0, seed=7)
+            if label in quality_corpus.PROSE_KINDS
+        ],
+    }
+    results = [
+        bench_corpus(name, texts, args.repeats, args.fallback_docs)
+        for name, texts in corpora.items()
+    ]
+    print(
+        f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
+        f"Python {platform.python_version()}, backend {lmd.BACKEND}, "
+        f"total {time.perf_counter() - STARTED:.0f} s"
+    )
+    print_tables(results)
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,339 @@
+// Python bindings of the PIIMasker: options are checked with the GIL held, then the GIL is
+// released for scanning and masking; documents that need no change come back as the very str
+// object that went in.
+#include <nanobind/stl/string.h>
+
+#include <limits>
+
+#include "common.h"
+#include "luminamoon/data/common/error.h"
+#include "luminamoon/data/common/suggest.h"
+#include "luminamoon/data/pii/pii_masker.h"
+
+namespace luminamoon::data::bindings {
+
+using namespace nb::literals;
+
+namespace {
+
+// A span as Python sees it: code-point and byte offsets plus the matched text.
+struct PySpan {
+  std::string category;
+  std::size_t start;
+  std::size_t end;
+  std::size_t byte_start;
+  std::size_t byte_end;
+  std::string text;
+};
+
+// The result of mask_batch: the masked texts and the batch's per-category counts.
+struct PyMaskResult {
+  nb::list texts;
+  nb::dict counts;
+};
+
+bool to_bool(nb::handle value, const char* what) {
+  if (!PyBool_Check(value.ptr())) {
+    throw nb::type_error(
+        (std::string("PIIMasker: ") + what + " must be a bool, got " + nb::repr(value).c_str())
+            .c_str());
+  }
+  return value.ptr() == Py_True;
+}
+
+PiiCategory category_of_tag_key(nb::handle key) {
+  if (!PyUnicode_Check(key.ptr())) {
+    throw nb::type_error(("PIIMasker: tags keys must be category names (str), got " +
+                          std::string(nb::repr(key).c_str()))
+                             .c_str());
+  }
+  const std::string name = nb::cast<std::string>(key);
+  if (auto c = pii_category_from_name(name)) return *c;
+  std::vector<std::string_view> names;
+  std::string upper = name, valid;
+  for (char& ch : upper) {
+    if (ch >= 'a' && ch <= 'z') ch = static_cast<char>(ch - 32);
+  }
+  for (std::size_t i = 0; i < kPiiCategoryCount; ++i) {
+    names.push_back(pii_category_name(static_cast<PiiCategory>(i)));
+    valid += (i ? ", " : "") + std::string(names.back());
+  }
+  std::optional<std::string> best;
+  if (pii_category_from_name(upper)) {
+    best = upper;
+  } else {
+    best = did_you_mean(name, names);
+  }
+  if (best) {
+    throw ConfigError("PIIMasker: unknown category '" + name + "' in tags; did you mean '" + *best +
+                      "'?");
+  }
+  throw ConfigError("PIIMasker: unknown category '" + name +
+                    "' in tags; valid categories: " + valid);
+}
+
+nb::dict counts_dict(const PiiCounts& counts) {
+  nb::dict d;
+  for (std::size_t i = 0; i < kPiiCategoryCount; ++i) {
+    const std::string_view name = pii_category_name(static_cast<PiiCategory>(i));
+    d[nb::str(name.data(), name.size())] = counts[i];
+  }
+  return d;
+}
+
+nb::object utf8_str(std::string_view s) {
+  PyObject* obj = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), nullptr);
+  if (obj == nullptr) throw nb::python_error();
+  return nb::steal(obj);
+}
+
+// The masked document as a str: the input object itself when it is a str that needs no change.
+nb::object result_str(nb::handle original, std::string_view input, bool changed,
+                      const std::string& out) {
+  if (changed) return utf8_str(out);
+  if (original.is_valid() && PyUnicode_Check(original.ptr())) return nb::borrow(original);
+  return utf8_str(input);  // unchanged means valid UTF-8
+}
+
+}  // namespace
+
+void bind_pii(nb::module_& m) {
+  nb::class_<PySpan>(m, "PIISpan",
+                     "One masked match: category, code-point and UTF-8 byte offsets, text.")
+      .def(nb::init<std::string, std::size_t, std::size_t, std::size_t, std::size_t, std::string>(),
+           "category"_a, "start"_a, "end"_a, "byte_start"_a, "byte_end"_a, "text"_a)
+      .def_ro("category", &PySpan::category)
+      .def_ro("start", &PySpan::start)
+      .def_ro("end", &PySpan::end)
+      .def_ro("byte_start", &PySpan::byte_start)
+      .def_ro("byte_end", &PySpan::byte_end)
+      .def_ro("text", &PySpan::text)
+      .def(
+          "__eq__",
+          [](const PySpan& a, nb::handle other) -> nb::object {
+            if (!nb::isinstance<PySpan>(other)) return nb::borrow(Py_NotImplemented);
+            const PySpan& b = nb::cast<const PySpan&>(other);
+            return nb::bool_(a.category == b.category && a.start == b.start && a.end == b.end &&
+                             a.byte_start == b.byte_start && a.byte_end == b.byte_end &&
+                             a.text == b.text);
+          },
+          nb::sig("def __eq__(self, other: object) -> bool"))
+      .def("__hash__",
+           [](const PySpan& s) {
+             return nb::hash(
+                 nb::make_tuple(s.category, s.start, s.end, s.byte_start, s.byte_end, s.text));
+           })
+      .def("__repr__", [](const PySpan& s) {
+        return "PIISpan(category=" + std::string(nb::repr(nb::str(s.category.c_str())).c_str()) +
+               ", start=" + std::to_string(s.start) + ", end=" + std::to_string(s.end) +
+               ", byte_start=" + std::to_string(s.byte_start) +
+               ", byte_end=" + std::to_string(s.byte_end) +
+               ", text=" + nb::repr(nb::str(s.text.c_str())).c_str() + ")";
+      });
+
+  nb::class_<PyMaskResult>(m, "MaskResult",
+                           "mask_batch's result: the masked texts and per-category counts.")
+      .def_prop_ro(
+          "texts", [](const PyMaskResult& r) { return r.texts; },
+          nb::sig("def texts(self) -> list[str]"))
+      .def_prop_ro(
+          "counts", [](const PyMaskResult& r) { return r.counts.attr("copy")(); },
+          nb::sig("def counts(self) -> dict[str, int]"))
+      .def("__len__", [](const PyMaskResult& r) { return nb::len(r.texts); })
+      .def(
+          "__getitem__",
+          [](const PyMaskResult& r, nb::handle i) { return r.texts.attr("__getitem__")(i); },
+          nb::sig("def __getitem__(self, index: int) -> str"))
+      .def(
+          "__iter__", [](const PyMaskResult& r) { return nb::iter(r.texts); },
+          nb::sig("def __iter__(self) -> collections.abc.Iterator[str]"))
+      .def("__repr__", [](const PyMaskResult& r) {
+        return "MaskResult(texts=<" + std::to_string(nb::len(r.texts)) +
+               " texts>, counts=" + nb::repr(r.counts).c_str() + ")";
+      });
+
+  nb::class_<PiiMasker>(m, "PIIMasker",
+                        "Masks e-mails, IP addresses, API keys and credit-card numbers with "
+                        "validated rules (docs/pii.md).")
+      .def(
+          "__init__",
+          [](PiiMasker* self, nb::handle email, nb::handle ip_address, nb::handle api_key,
+             nb::handle credit_card, nb::handle mask_private_ips, nb::handle tags,
+             nb::handle threads, const nb::kwargs& options) {
+            reject_unknown_kwargs("PIIMasker", options,
+                                  {"email", "ip_address", "api_key", "credit_card",
+                                   "mask_private_ips", "tags", "threads"});
+            PiiMaskerOptions o;
+            o.enabled = {to_bool(email, "email"), to_bool(ip_address, "ip_address"),
+                         to_bool(api_key, "api_key"), to_bool(credit_card, "credit_card")};
+            o.mask_private_ips = to_bool(mask_private_ips, "mask_private_ips");
+            o.threads = static_cast<unsigned>(
+                to_unsigned(threads, "threads", std::numeric_limits<unsigned>::max()));
+            if (!tags.is_none()) {
+              if (!PyDict_Check(tags.ptr())) {
+                throw nb::type_error(
+                    ("PIIMasker: tags must be a dict of category name -> replacement str, got " +
+                     std::string(nb::type_name(tags.type()).c_str()))
+                        .c_str());
+              }
+              for (auto [key, value] : nb::borrow<nb::dict>(tags)) {
+                const PiiCategory c = category_of_tag_key(key);
+                if (!PyUnicode_Check(value.ptr())) {
+                  throw nb::type_error(("PIIMasker: tags[" + std::string(nb::repr(key).c_str()) +
+                                        "] must be a str, got " +
+                                        std::string(nb::type_name(value.type()).c_str()))
+                                           .c_str());
+                }
+                DocumentViews view;
+                o.tags[static_cast<std::size_t>(c)] =
+                    std::string(view.add(value, "tags[" + nb::cast<std::string>(key) + "]"));
+              }
+            }
+            new (self) PiiMasker(std::move(o));
+          },
+          nb::kw_only(), "email"_a = true, "ip_address"_a = true, "api_key"_a = true,
+          "credit_card"_a = true, "mask_private_ips"_a = false, "tags"_a.none() = nb::none(),
+          "threads"_a = 0, "options"_a,
+          nb::sig("def __init__(self, *, email: bool = True, ip_address: bool = True, "
+                  "api_key: bool = True, credit_card: bool = True, mask_private_ips: bool = "
+                  "False, tags: collections.abc.Mapping[str, str] | None = None, threads: int = "
+                  "0, **options: object) -> None"))
+      .def(
+          "mask",
+          [](PiiMasker& masker, nb::handle text) -> nb::object {
+            DocumentViews views;
+            const std::string_view input = views.add(text, "text");
+            const bool from_str = PyUnicode_Check(text.ptr());
+            std::string out;
+            bool changed = false;
+            {
+              nb::gil_scoped_release release;
+              changed = masker.mask(input, out, from_str);
+            }
+            return result_str(text, input, changed, out);
+          },
+          "text"_a, nb::sig("def mask(self, text: str | bytes | bytearray | memoryview) -> str"),
+          "The text with every match replaced by its category's tag. Bytes are decoded as UTF-8 "
+          "with U+FFFD for invalid sequences.")
+      .def(
+          "mask_batch",
+          [](PiiMasker& masker, nb::handle texts) {
+            DocumentViews views;
+            nb::object originals;  // the str objects, for returning unchanged ones as they are
+            std::vector<std::uint8_t> from_str;  // str input is valid UTF-8 by construction
+            if (PyList_Check(texts.ptr()) || PyTuple_Check(texts.ptr())) {
+              nb::tuple items = nb::steal<nb::tuple>(PySequence_Tuple(texts.ptr()));
+              const std::size_t n = nb::len(items);
+              from_str.resize(n);
+              for (std::size_t i = 0; i < n; ++i) {
+                views.add(items[i], "texts[" + std::to_string(i) + "]");
+                from_str[i] = PyUnicode_Check(items[i].ptr()) ? 1 : 0;
+              }
+              originals = std::move(items);
+            } else {
+              views.add_batch(texts);
+            }
+            const std::vector<std::string_view>& inputs = views.views();
+            std::vector<std::string> out;
+            std::vector<std::uint8_t> changed;
+            PiiCounts totals{};
+            {
+              nb::gil_scoped_release release;
+              totals = masker.mask_batch(inputs, out, changed, from_str);
+            }
+            PyMaskResult result;
+            PyObject* list = PyList_New(static_cast<Py_ssize_t>(inputs.size()));
+            if (list == nullptr) throw nb::python_error();
+            result.texts = nb::steal<nb::list>(list);
+            for (std::size_t i = 0; i < inputs.size(); ++i) {
+              nb::handle original = originals.is_valid() ? nb::handle(originals[i]) : nb::handle();
+              nb::object s = result_str(original, inputs[i], changed[i] != 0, out[i]);
+              std::string().swap(out[i]);
+              PyList_SetItem(list, static_cast<Py_ssize_t>(i), s.release().ptr());
+            }
+            result.counts = counts_dict(totals);
+            return result;
+          },
+          "texts"_a,
+          nb::sig("def mask_batch(self, texts: collections.abc.Sequence[str | bytes | bytearray "
+                  "| memoryview] | typing.Any) -> MaskResult"),
+          "Masks every document (list/tuple of str or bytes, or an Arrow string/binary array) "
+          "on `threads` workers with the GIL released.")
+      .def(
+          "find",
+          [](const PiiMasker& masker, nb::handle text) {
+            DocumentViews views;
+            const std::string_view input = views.add(text, "text");
+            std::vector<PiiSpan> spans;
+            {
+              nb::gil_scoped_release release;
+              spans = masker.find(input);
+            }
+            nb::list out;
+            for (const PiiSpan& s : spans) {
+              out.append(PySpan{
+                  std::string(pii_category_name(s.category)), s.start, s.end, s.byte_start,
+                  s.byte_end, std::string(input.substr(s.byte_start, s.byte_end - s.byte_start))});
+            }
+            return out;
+          },
+          "text"_a,
+          nb::sig("def find(self, text: str | bytes | bytearray | memoryview) -> list[PIISpan]"),
+          "Every match, in text order: what mask() would replace.")
+      .def_prop_ro(
+          "counts", [](const PiiMasker& masker) { return counts_dict(masker.counts()); },
+          nb::sig("def counts(self) -> dict[str, int]"),
+          "Per-category counts of the last mask() or mask_batch() call.")
+      .def(
+          "stats",
+          [](const PiiMasker& masker) {
+            const PiiStats s = masker.stats();
+            nb::dict d;
+            d["documents"] = s.documents;
+            d["bytes"] = s.bytes;
+            d.update(counts_dict(s.counts));
+            return d;
+          },
+          nb::sig("def stats(self) -> dict[str, int]"),
+          "Cumulative documents, bytes and per-category counts over every mask()/mask_batch().")
+      .def("reset_stats", &PiiMasker::reset_stats, "Zero stats() and counts.")
+      .def_prop_ro(
+          "tags",
+          [](const PiiMasker& masker) {
+            nb::dict d;
+            for (std::size_t i = 0; i < kPiiCategoryCount; ++i) {
+              const std::string_view name = pii_category_name(static_cast<PiiCategory>(i));
+              d[nb::str(name.data(), name.size())] = utf8_str(masker.options().tags[i]);
+            }
+            return d;
+          },
+          nb::sig("def tags(self) -> dict[str, str]"))
+      .def_prop_ro(
+          "categories",
+          [](const PiiMasker& masker) {
+            nb::list l;
+            for (std::size_t i = 0; i < kPiiCategoryCount; ++i) {
+              if (!masker.options().enabled[i]) continue;
+              const std::string_view name = pii_category_name(static_cast<PiiCategory>(i));
+              l.append(nb::str(name.data(), name.size()));
+            }
+            return nb::tuple(l);
+          },
+          nb::sig("def categories(self) -> tuple[str, ...]"), "The enabled categories.")
+      .def_prop_ro("mask_private_ips",
+                   [](const PiiMasker& masker) { return masker.options().mask_private_ips; })
+      .def_prop_ro("threads", [](const PiiMasker& masker) { return masker.options().threads; })
+      .def("__repr__", [](const PiiMasker& masker) {
+        std::string cats;
+        for (std::size_t i = 0; i < kPiiCategoryCount; ++i) {
+          if (!masker.options().enabled[i]) continue;
+          cats += (cats.empty() ? "'" : ", '") +
+                  std::string(pii_category_name(static_cast<PiiCategory>(i))) + "'";
+        }
+        return "PIIMasker(categories=(" + cats +
+               (cats.find(',') == std::string::npos && !cats.empty() ? ",)" : ")") +
+               ", mask_private_ips=" + (masker.options().mask_private_ips ? "True" : "False") + ")";
+      });
+}
+
+}  // namespace luminamoon::data::bindings

@@ -1,0 +1,259 @@
+"""TextCleaner: UTF-8 repair, newline/control/whitespace normalisation, optional NFC (SPEC 4).
+
+Pure-Python backend and the reference the native module is tested against. Each step is the
+whole-text rewrite that docs/cleaner.md specifies, written here literally with ``re``; the
+native module fuses the same steps into one pass and must give the same text and the same
+counters.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from typing import Any, TypeAlias
+
+from ..errors import MalformedInputError
+from ._arrow import is_arrow_object, iter_arrow_values
+from .suggest import reject_unknown_options
+
+__all__ = ["HORIZONTAL_WHITESPACE", "TextCleaner"]
+
+TextLike: TypeAlias = str | bytes | bytearray | memoryview
+
+HORIZONTAL_WHITESPACE = (
+    "\t \u00a0\u1680" + "".join(chr(c) for c in range(0x2000, 0x200B)) + "\u202f\u205f\u3000"
+)
+"""TAB, SPACE and the other Unicode space separators (Zs): what collapsing and stripping treat
+as horizontal whitespace. Nothing else is (not U+200B, U+2028/U+2029, U+FEFF, VT, FF, NEL)."""
+
+_H = "\\t \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000"  # HORIZONTAL_WHITESPACE as a class
+_H_NOT_SPACE = "\\t\\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000"
+
+# Step 2: CR LF and lone CR -> LF (one replacement per CR).
+_CR = re.compile("\r\n?")
+# Step 3: C0 except TAB and LF, DEL, C1. With step 2 off, CR is a C0 control like any other.
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Step 4 matches only the runs it changes: 2+ characters, or one that is not U+0020.
+_RUNS_TO_COLLAPSE = re.compile(f"[{_H}]{{2,}}|[{_H_NOT_SPACE}]")
+# Step 5: a whole run before LF or the end. The lookbehind makes a match start only where a run
+# starts; without it every position of a long run would rescan the rest (quadratic time).
+_TRAILING = re.compile(f"(?<![{_H}])[{_H}]+(?=\n|\\Z)")
+# Step 6.
+_NEWLINE_RUNS = re.compile("\n{3,}")
+# Step 7 strips these characters from both ends.
+_STRIP_CHARS = HORIZONTAL_WHITESPACE + "\n"
+
+_FLAGS = (
+    "repair_utf8",
+    "normalize_newlines",
+    "remove_controls",
+    "collapse_whitespace",
+    "strip_trailing_spaces",
+    "limit_newlines",
+    "strip",
+    "nfc",
+)
+_OPTIONS = (*_FLAGS, "threads")
+_U32_MAX = 2**32 - 1
+_STATS = (
+    "documents",
+    "documents_changed",
+    "bytes_in",
+    "bytes_out",
+    "invalid_sequences_replaced",
+    "invalid_bytes_replaced",
+    "newlines_normalized",
+    "controls_removed",
+    "whitespace_runs_collapsed",
+    "trailing_spaces_removed",
+    "newline_runs_limited",
+    "whitespace_stripped",
+    "nfc_changed_documents",
+)
+_REPLACEMENT = "\ufffd"
+_REPLACEMENT_UTF8 = _REPLACEMENT.encode()
+
+
+def _as_bytes(text: object, where: str) -> bytes:
+    """The bytes a document is cleaned from: a ``str`` is UTF-8 encoded with ``surrogatepass``,
+    so a lone surrogate becomes the 3-byte sequence ED xx xx that the repair then replaces."""
+    if isinstance(text, str):
+        return text.encode("utf-8", "surrogatepass")
+    if isinstance(text, bytes):
+        return text
+    try:
+        view = memoryview(text)  # type: ignore[arg-type]  # any buffer, like the native module
+    except TypeError:
+        raise TypeError(f"{where}: expected str or bytes-like, got {type(text).__name__}") from None
+    with view:
+        if not view.c_contiguous:
+            raise TypeError(f"{where}: expected a contiguous bytes-like object")
+        return view.tobytes()
+
+
+class TextCleaner:
+    """Cleans documents by the steps of docs/cleaner.md; counts what each step changed."""
+
+    def __init__(
+        self,
+        *,
+        repair_utf8: bool = True,
+        normalize_newlines: bool = True,
+        remove_controls: bool = True,
+        collapse_whitespace: bool = True,
+        strip_trailing_spaces: bool = True,
+        limit_newlines: bool = True,
+        strip: bool = True,
+        nfc: bool = False,
+        threads: int = 0,
+        **options: Any,
+    ) -> None:
+        reject_unknown_options("TextCleaner", options, _OPTIONS)
+        flags = {
+            "repair_utf8": repair_utf8,
+            "normalize_newlines": normalize_newlines,
+            "remove_controls": remove_controls,
+            "collapse_whitespace": collapse_whitespace,
+            "strip_trailing_spaces": strip_trailing_spaces,
+            "limit_newlines": limit_newlines,
+            "strip": strip,
+            "nfc": nfc,
+        }
+        for name, value in flags.items():
+            if not isinstance(value, bool):
+                raise TypeError(f"TextCleaner: {name} must be a bool, got {value!r}")
+        if not (
+            isinstance(threads, int) and not isinstance(threads, bool) and 0 <= threads <= _U32_MAX
+        ):
+            raise ValueError(
+                f"TextCleaner: threads must be an int in [0, {_U32_MAX}] (0 = all cores), "
+                f"got {threads!r}"
+            )
+        self._repair_utf8 = repair_utf8
+        self._normalize_newlines = normalize_newlines
+        self._remove_controls = remove_controls
+        self._collapse_whitespace = collapse_whitespace
+        self._strip_trailing_spaces = strip_trailing_spaces
+        self._limit_newlines = limit_newlines
+        self._strip = strip
+        self._nfc = nfc
+        # The fallback cleans on the calling thread; ``threads`` only exists for API parity.
+        self._threads = threads
+        self._stats = dict.fromkeys(_STATS, 0)
+
+    @property
+    def options(self) -> dict[str, bool | int]:
+        """The effective options, every one of them (defaults included)."""
+        return {
+            "repair_utf8": self._repair_utf8,
+            "normalize_newlines": self._normalize_newlines,
+            "remove_controls": self._remove_controls,
+            "collapse_whitespace": self._collapse_whitespace,
+            "strip_trailing_spaces": self._strip_trailing_spaces,
+            "limit_newlines": self._limit_newlines,
+            "strip": self._strip,
+            "nfc": self._nfc,
+            "threads": self._threads,
+        }
+
+    def stats(self) -> dict[str, int]:
+        """Counters since construction or the last ``reset_stats()`` (docs/cleaner.md)."""
+        return dict(self._stats)
+
+    def reset_stats(self) -> None:
+        self._stats = dict.fromkeys(_STATS, 0)
+
+    def clean(self, text: TextLike) -> str:
+        """``text`` cleaned; ``bytes`` may be invalid UTF-8 (repaired unless repair_utf8=False)."""
+        counts = dict.fromkeys(_STATS, 0)
+        out = self._clean_bytes(_as_bytes(text, "text"), "text", counts)
+        self._merge(counts)
+        return out
+
+    def clean_batch(self, texts: Sequence[TextLike] | Any) -> list[str]:
+        """Every document of a list/tuple or an Arrow string/binary array or stream, cleaned.
+
+        A batch that raises (a null, a wrong type, invalid UTF-8 with repair_utf8=False) counts
+        nothing in ``stats()``.
+        """
+        if isinstance(texts, (list, tuple)):
+            raw = [_as_bytes(text, f"texts[{i}]") for i, text in enumerate(texts)]
+        elif is_arrow_object(texts):
+            raw = iter_arrow_values(texts)
+        else:
+            raise TypeError(
+                "clean_batch: texts must be a list or tuple of str/bytes-like, or an Arrow "
+                "array or stream (__arrow_c_array__ / __arrow_c_stream__), got "
+                f"{type(texts).__name__}"
+            )
+        counts = dict.fromkeys(_STATS, 0)
+        out = [self._clean_bytes(data, f"texts[{i}]", counts) for i, data in enumerate(raw)]
+        self._merge(counts)
+        return out
+
+    def _merge(self, counts: dict[str, int]) -> None:
+        for name, value in counts.items():
+            self._stats[name] += value
+
+    def _clean_bytes(self, data: bytes, where: str, counts: dict[str, int]) -> str:
+        text = self._decode(data, where, counts)
+        if self._normalize_newlines:
+            text, n = _CR.subn("\n", text)
+            counts["newlines_normalized"] += n
+        if self._remove_controls:
+            text, n = _CONTROLS.subn("", text)
+            counts["controls_removed"] += n
+        if self._collapse_whitespace:
+            text, n = _RUNS_TO_COLLAPSE.subn(" ", text)
+            counts["whitespace_runs_collapsed"] += n
+        if self._strip_trailing_spaces:
+            before = len(text)
+            text = _TRAILING.sub("", text)
+            counts["trailing_spaces_removed"] += before - len(text)
+        if self._limit_newlines:
+            text, n = _NEWLINE_RUNS.subn("\n\n", text)
+            counts["newline_runs_limited"] += n
+        if self._strip:
+            before = len(text)
+            text = text.strip(_STRIP_CHARS)
+            counts["whitespace_stripped"] += before - len(text)
+        if self._nfc and not unicodedata.is_normalized("NFC", text):
+            text = unicodedata.normalize("NFC", text)
+            counts["nfc_changed_documents"] += 1
+        out = text.encode("utf-8")
+        counts["documents"] += 1
+        counts["bytes_in"] += len(data)
+        counts["bytes_out"] += len(out)
+        counts["documents_changed"] += out != data
+        return text
+
+    def _decode(self, data: bytes, where: str, counts: dict[str, int]) -> str:
+        if not self._repair_utf8:
+            try:
+                return data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise MalformedInputError(
+                    f"TextCleaner: {where} is not valid UTF-8: {exc.reason} at byte offset "
+                    f"{exc.start} (byte 0x{data[exc.start]:02x}); pass repair_utf8=True to "
+                    "replace each invalid sequence with U+FFFD"
+                ) from None
+        text = data.decode("utf-8", "replace")
+        # Every valid EF BF BD in the input decodes to a U+FFFD of its own (EF is never a
+        # continuation byte), so the difference is exactly the number of replacements.
+        inserted = text.count(_REPLACEMENT) - data.count(_REPLACEMENT_UTF8)
+        counts["invalid_sequences_replaced"] += inserted
+        if inserted:
+            # Valid stretches are copied byte for byte and each U+FFFD is 3 bytes, so the
+            # bytes replaced are whatever else the input had.
+            counts["invalid_bytes_replaced"] += len(data) - (len(text.encode()) - 3 * inserted)
+        return text
+
+    def __repr__(self) -> str:
+        changed = [
+            f"{name}={value!r}" for name, value in self.options.items() if value != _DEFAULTS[name]
+        ]
+        return f"TextCleaner({', '.join(changed)})"
+
+
+_DEFAULTS: dict[str, bool | int] = {**dict.fromkeys(_FLAGS, True), "nfc": False, "threads": 0}

@@ -1,0 +1,1465 @@
+"""Readers of .jsonl / .txt shards and JSON dotted-path extraction, pure-Python backend.
+
+Same API, batches, coordinates, issues and stats as the native module; docs/readers.md is the
+contract. ``json`` is the parser, made as strict as simdjson (the native parser): duplicate keys
+keep the first value, NaN/Infinity, numbers out of range, lone surrogate escapes and nesting
+deeper than 256 are malformed. ``gzip`` streams are decoded with ``zlib`` and ``.zst`` with
+``zstandard`` (imported only when a .zst shard is read), both fed the same 4 KiB pieces of the
+compressed file as the native decoders so a damaged stream loses exactly the same bytes.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import math
+import os
+import re
+import stat
+import zlib
+from collections.abc import Iterator, Sequence
+from types import TracebackType
+from typing import Any, Final, TypeAlias
+
+from ..errors import MalformedInputError
+from .coordinate import StreamCoordinate
+from .suggest import did_you_mean, reject_unknown_options
+
+__all__ = ["DocumentBatch", "ReadIssue", "ShardReader", "extract_field"]
+
+FieldValue: TypeAlias = "str | int | float | bool | None"
+PathArg: TypeAlias = "str | os.PathLike[str]"
+
+MAX_JSON_DEPTH: Final = 256
+MAX_ISSUES_KEPT: Final = 1000
+_FEED_BYTES: Final = 4096  # compressed bytes per decoder step (the unit of loss on damage)
+_BLOCK_BYTES: Final = 4 << 20
+_U32_MAX: Final = 2**32 - 1
+_MAX_KEYS_LISTED: Final = 10
+_OPTIONS: Final = (
+    "text_field",
+    "fields",
+    "format",
+    "txt_mode",
+    "batch_size",
+    "start",
+    "strict",
+    "max_record_bytes",
+    "threads",
+)
+_FORMATS: Final = ("auto", "jsonl", "txt")
+_TXT_MODES: Final = ("line", "paragraph", "file")
+_ISSUE_KINDS: Final = (
+    "unmatched_glob",
+    "unreadable_shard",
+    "decompression_error",
+    "record_too_long",
+    "malformed_json",
+    "missing_field",
+    "non_string_field",
+    "missing_extra_field",
+    "non_scalar_extra_field",
+)
+_STAT_OF_KIND: Final = {
+    "unmatched_glob": "unmatched_globs",
+    "unreadable_shard": "unreadable_shards",
+    "decompression_error": "decompression_errors",
+    "record_too_long": "record_too_long",
+    "malformed_json": "malformed_json",
+    "missing_field": "missing_field",
+    "non_string_field": "non_string_field",
+    "missing_extra_field": "missing_extra_field",
+    "non_scalar_extra_field": "non_scalar_extra_field",
+}
+_BLANK_BYTES: Final = b" \t\r"
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
+# Every escape of a record, left to right (so an escaped backslash is consumed as a pair).
+_ESCAPE = re.compile(rb"\\(?:u([0-9a-fA-F]{4})|.)", re.DOTALL)
+# Tokens of a valid JSON record: strings, brackets, and runs of anything else (numbers, literals).
+_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]|[^\s\[\]{}",:]+', re.DOTALL)
+_DIGITS = re.compile(r"[0-9]+")
+
+# -- JSON -----------------------------------------------------------------------------------
+
+
+class _MalformedError(Exception):
+    """A record that is not one valid JSON value (message ready for the user)."""
+
+
+class _FieldPath:
+    """A dotted path split into segments; all-digit segments also index arrays."""
+
+    __slots__ = ("dotted", "indexes", "segments")
+
+    def __init__(self, dotted: str) -> None:
+        segments = dotted.split(".")
+        if any(not s for s in segments):
+            raise ValueError(
+                f"invalid field path '{dotted}': empty segment (write dotted keys like "
+                "'meta.body' or 'messages.0.content')"
+            )
+        self.dotted = dotted
+        self.segments = segments
+        self.indexes: list[int | None] = []
+        for s in segments:
+            index = int(s) if _DIGITS.fullmatch(s) and len(s) <= 20 else None
+            self.indexes.append(index if index is not None and index < 2**64 else None)
+
+    def prefix(self, i: int) -> str:
+        return ".".join(self.segments[:i])
+
+
+def _first_wins(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj: dict[str, Any] = {}
+    for key, value in pairs:
+        obj.setdefault(key, value)  # duplicate keys: the first occurrence wins, as in simdjson
+    return obj
+
+
+def _parse_int(token: str) -> int:
+    value = int(token)  # ValueError past 4300 digits: malformed either way
+    if not -(2**63) <= value < 2**64:
+        raise ValueError("integer out of range (JSON integers must fit int64 or uint64)")
+    return value
+
+
+def _parse_float(token: str) -> float:
+    value = float(token)
+    if math.isinf(value):
+        raise ValueError("number out of range")
+    return value
+
+
+def _reject_constant(token: str) -> Any:
+    raise ValueError(f"{token} is not JSON")
+
+
+_DECODER = json.JSONDecoder(
+    object_pairs_hook=_first_wins,
+    parse_int=_parse_int,
+    parse_float=_parse_float,
+    parse_constant=_reject_constant,
+)
+
+
+def _check_surrogate_escapes(record: bytes) -> None:
+    """Raise _MalformedError unless every \\uD800-\\uDBFF escape is directly followed by a
+    \\uDC00-\\uDFFF one and every low one follows a high one (json.loads accepts lone ones;
+    simdjson does not). Scanning the raw escapes also covers strings that duplicate keys hide."""
+    pending_end = -1  # end of a high-surrogate escape still waiting for its low half
+    for match in _ESCAPE.finditer(record):
+        hex_digits = match.group(1)
+        unit = int(hex_digits, 16) if hex_digits is not None else -1
+        if 0xDC00 <= unit <= 0xDFFF:
+            if match.start() != pending_end:
+                raise _MalformedError(
+                    f"malformed JSON at byte {match.start()}: lone surrogate escape"
+                )
+            pending_end = -1
+            continue
+        if pending_end >= 0:
+            raise _MalformedError(
+                f"malformed JSON at byte {pending_end - 6}: lone surrogate escape"
+            )
+        if 0xD800 <= unit <= 0xDBFF:
+            pending_end = match.end()
+    if pending_end >= 0:
+        raise _MalformedError(f"malformed JSON at byte {pending_end - 6}: lone surrogate escape")
+
+
+def _check_depth(record: bytes) -> None:
+    """Raise _MalformedError when a value sits deeper than MAX_JSON_DEPTH (the root is depth 1).
+
+    Runs on the raw bytes of a record json.loads accepted, so values that duplicate keys hide
+    count too: an empty container at nesting k is at depth k, anything inside it at k + 1.
+    """
+    depth = 0
+    deepest = 1
+    for match in _TOKEN.finditer(record):
+        first = match.group()[0]
+        if first in b"[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif first in b"]}":
+            depth -= 1
+        else:  # a scalar or a key: one level below its container
+            deepest = max(deepest, depth + 1)
+        if deepest > MAX_JSON_DEPTH:
+            raise _MalformedError(f"malformed JSON: nested deeper than {MAX_JSON_DEPTH} levels")
+
+
+def _loads(record: bytes) -> Any:
+    """Parse one record as strictly as the native backend; raise _MalformedError otherwise."""
+    try:
+        text = record.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _MalformedError(f"malformed JSON: invalid UTF-8 at byte {exc.start}") from None
+    if not text.strip(" \t\r\n"):
+        raise _MalformedError("malformed JSON: no value (the record is empty)")
+    try:
+        value = _DECODER.decode(text)
+    except json.JSONDecodeError as exc:
+        at = len(text[: exc.pos].encode("utf-8"))
+        raise _MalformedError(f"malformed JSON at byte {at}: {exc.msg}") from None
+    except RecursionError:
+        raise _MalformedError(
+            f"malformed JSON: nested deeper than {MAX_JSON_DEPTH} levels"
+        ) from None
+    except ValueError as exc:  # from the number and constant hooks
+        raise _MalformedError(f"malformed JSON: {exc}") from None
+    if _SURROGATE_ESCAPE.search(record) is not None:
+        _check_surrogate_escapes(record)
+    if record.count(b"[") + record.count(b"{") >= MAX_JSON_DEPTH:
+        _check_depth(record)  # fewer containers than the limit cannot nest that deep
+    return value
+
+
+def _type_phrase(value: Any) -> str:
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if value is None:
+        return "null"
+    return "a number"
+
+
+def _where(path: _FieldPath, i: int) -> str:
+    return "the record" if i == 0 else f"'{path.prefix(i)}'"
+
+
+def _missing_key_message(path: _FieldPath, i: int, obj: dict[str, Any]) -> str:
+    not_found = f"field '{path.dotted}' not found; "
+    keys = list(obj)
+    if not keys:
+        return f"{not_found}{_where(path, i)} is an empty object"
+    name = path.segments[i]
+    # The distance is at least the length difference: far-off keys can never be suggested.
+    limit = max(2, len(name) // 3)
+    close = [k for k in keys if abs(len(k) - len(name)) <= limit]
+    best = did_you_mean(name, close)
+    if best is not None:
+        prefix = path.prefix(i) + "." if i > 0 else ""
+        return f"{not_found}did you mean '{prefix}{best}'?"
+    listed = ", ".join(f"'{k}'" for k in keys[:_MAX_KEYS_LISTED])
+    more = f" and {len(keys) - _MAX_KEYS_LISTED} more" if len(keys) > _MAX_KEYS_LISTED else ""
+    return f"{not_found}{_where(path, i)} has keys {listed}{more}"
+
+
+def _follow(root: Any, path: _FieldPath) -> tuple[bool, Any]:
+    """(True, value) or (False, message) for the value at ``path``."""
+    not_found = f"field '{path.dotted}' not found; "
+    current = root
+    for i, segment in enumerate(path.segments):
+        if isinstance(current, dict):
+            if segment not in current:
+                return False, _missing_key_message(path, i, current)
+            current = current[segment]
+        elif isinstance(current, list):
+            index = path.indexes[i]
+            if index is None:
+                return False, f"{not_found}{_where(path, i)} is an array (index it with a number)"
+            if index >= len(current):
+                n = len(current)
+                return False, f"{not_found}{_where(path, i)} has {n} element{'' if n == 1 else 's'}"
+            current = current[index]
+        else:
+            return False, f"{not_found}{_where(path, i)} is {_type_phrase(current)}, not an object"
+    return True, current
+
+
+def _find_string(root: Any, path: _FieldPath) -> tuple[str, str | None, str]:
+    """(status, value, message) with status "found", "missing" or "wrong_type"."""
+    found, value = _follow(root, path)
+    if not found:
+        return "missing", None, value
+    if not isinstance(value, str):
+        return "wrong_type", None, f"field '{path.dotted}' is {_type_phrase(value)}, not a string"
+    return "found", value, ""
+
+
+def _find_scalar(root: Any, path: _FieldPath) -> tuple[str, Any, str]:
+    found, value = _follow(root, path)
+    if not found:
+        return "missing", None, value
+    if isinstance(value, (dict, list)):
+        return (
+            "wrong_type",
+            None,
+            f"field '{path.dotted}' is {_type_phrase(value)}, not a string, number, boolean or "
+            "null",
+        )
+    return "found", value, ""
+
+
+def _record_bytes(record: object) -> bytes:
+    if isinstance(record, str):
+        try:
+            return record.encode("utf-8")
+        except UnicodeEncodeError:
+            raise MalformedInputError(
+                "malformed JSON: the record str contains a lone surrogate, which is not valid UTF-8"
+            ) from None
+    if isinstance(record, bytes):
+        return record
+    try:
+        view = memoryview(record)  # type: ignore[arg-type]  # any buffer, like the native module
+    except TypeError:
+        raise TypeError(
+            f"record: expected str or bytes-like, got {type(record).__name__}"
+        ) from None
+    with view:
+        if not view.c_contiguous:
+            raise TypeError("record: expected a contiguous bytes-like object")
+        return view.tobytes()
+
+
+def extract_field(record: str | bytes | bytearray | memoryview, path: str) -> str:
+    """Parse one JSON record and return the string at the dotted ``path``, fully unescaped.
+
+    Malformed JSON, a missing path (with a "did you mean" suggestion among the keys present
+    where the lookup failed) or a non-string value raise ``MalformedInputError``.
+    """
+    if not isinstance(path, str):
+        raise TypeError(f"path: expected str, got {type(path).__name__}")
+    field = _FieldPath(path)
+    data = _record_bytes(record)
+    try:
+        root = _loads(data)
+    except _MalformedError as exc:
+        raise MalformedInputError(str(exc)) from None
+    status, value, message = _find_string(root, field)
+    if status != "found":
+        raise MalformedInputError(message)
+    assert value is not None
+    return value
+
+
+# -- public value types ---------------------------------------------------------------------
+
+
+class ReadIssue:
+    """One bad record or shard: where it is, what kind of problem, and why."""
+
+    __slots__ = ("byte_offset", "field", "kind", "line", "message", "path", "shard_id")
+
+    shard_id: int | None
+    path: str
+    line: int
+    byte_offset: int
+    field: str | None
+    kind: str
+    message: str
+
+    def __init__(  # noqa: PLR0917 - a record of seven fields
+        self,
+        shard_id: int | None,
+        path: str,
+        line: int,
+        byte_offset: int,
+        field: str | None,
+        kind: str,
+        message: str,
+    ) -> None:
+        for name, value in (
+            ("shard_id", shard_id),
+            ("path", path),
+            ("line", line),
+            ("byte_offset", byte_offset),
+            ("field", field),
+            ("kind", kind),
+            ("message", message),
+        ):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("ReadIssue is read-only")
+
+    def _values(self) -> tuple[Any, ...]:
+        return (
+            self.shard_id,
+            self.path,
+            self.line,
+            self.byte_offset,
+            self.field,
+            self.kind,
+            self.message,
+        )
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line} (byte {self.byte_offset}): {self.message}"
+
+    def __repr__(self) -> str:
+        return (
+            f"ReadIssue(shard_id={self.shard_id!r}, path={self.path!r}, line={self.line!r}, "
+            f"byte_offset={self.byte_offset!r}, field={self.field!r}, kind={self.kind!r}, "
+            f"message={self.message!r})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ReadIssue):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(str(self))
+
+
+class DocumentBatch:
+    """Documents read by a ShardReader, with the coordinate after each."""
+
+    __slots__ = ("_coordinates", "_end", "_fields", "_texts")
+
+    def __init__(
+        self,
+        texts: list[str],
+        fields: dict[str, list[FieldValue]],
+        coordinates: list[StreamCoordinate],
+        end: StreamCoordinate,
+    ) -> None:
+        self._texts = texts
+        self._fields = fields
+        self._coordinates = coordinates
+        self._end = end
+
+    @property
+    def texts(self) -> list[str]:
+        return self._texts
+
+    @property
+    def fields(self) -> dict[str, list[FieldValue]]:
+        return self._fields
+
+    @property
+    def coordinates(self) -> list[StreamCoordinate]:
+        return self._coordinates
+
+    @property
+    def end(self) -> StreamCoordinate:
+        return self._end
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+    def __repr__(self) -> str:
+        return f"DocumentBatch(documents={len(self._texts)}, end={self._end!r})"
+
+
+# -- byte sources ---------------------------------------------------------------------------
+
+
+class _Source:
+    """The uncompressed bytes of one shard. ``read`` returns b"" at the end (see ``error``)."""
+
+    error: str = ""
+    decompression_failed: bool = False
+
+    def read(self, size: int) -> bytes:
+        raise NotImplementedError
+
+    def skip(self, count: int) -> tuple[int, int | None]:
+        """Move past ``count`` bytes: (bytes passed, newlines in them or None if not counted)."""
+        done = lines = 0
+        while done < count:
+            piece = self.read(min(1 << 16, count - done))
+            if not piece:
+                break
+            lines += piece.count(b"\n")
+            done += len(piece)
+        return done, lines
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+
+class _PlainSource(_Source):
+    def __init__(self, file: Any) -> None:
+        self._file = file
+        self._position = 0
+
+    def read(self, size: int) -> bytes:
+        if self.error:
+            return b""
+        try:
+            data: bytes = self._file.read(min(size, 1 << 20))
+        except OSError as exc:
+            self.error = f"read error after {self._position} bytes: {exc.strerror}"
+            return b""
+        self._position += len(data)
+        return data
+
+    def skip(self, count: int) -> tuple[int, int | None]:
+        size = os.fstat(self._file.fileno()).st_size
+        self._position = min(count, size)
+        self._file.seek(self._position)
+        return self._position, None
+
+    def close(self) -> None:
+        self._file.close()
+
+
+class _CompressedSource(_Source):
+    """Feeds the decoder 4 KiB of compressed input per step; a failed step yields nothing."""
+
+    def __init__(self, file: Any) -> None:
+        self._file = file
+        self._file_position = 0
+        self._ready = b""
+        self._ready_position = 0
+        self._finished = False
+
+    def _decode(self, data: bytes) -> tuple[bytes, str | None]:
+        raise NotImplementedError
+
+    def _finish(self) -> str | None:
+        raise NotImplementedError
+
+    def _fail(self, message: str) -> None:
+        self.error = message
+        self.decompression_failed = True
+
+    def read(self, size: int) -> bytes:
+        while self._ready_position == len(self._ready):
+            if self._finished:
+                return b""
+            self._ready, self._ready_position = b"", 0
+            self._produce()
+        piece = self._ready[self._ready_position : self._ready_position + size]
+        self._ready_position += len(piece)
+        return piece
+
+    def _produce(self) -> None:
+        try:
+            chunk = self._file.read(_FEED_BYTES)
+        except OSError as exc:
+            self.error = f"read error after {self._file_position} compressed bytes: {exc.strerror}"
+            self._finished = True
+            return
+        self._file_position += len(chunk)
+        if not chunk:
+            message = self._finish()
+            if message is not None:
+                self._fail(message)
+            self._finished = True
+            return
+        out, message = self._decode(chunk)
+        self._ready = out
+        if message is not None:
+            self._fail(message)
+            self._finished = True
+
+    def close(self) -> None:
+        self._file.close()
+
+
+class _GzipSource(_CompressedSource):
+    """gzip members one after another; zero padding between members is skipped."""
+
+    def __init__(self, file: Any) -> None:
+        super().__init__(file)
+        self._member: Any = None
+        self._members = 0
+
+    def _decode(self, data: bytes) -> tuple[bytes, str | None]:
+        out: list[bytes] = []
+        while data:
+            if self._member is None:
+                if self._members:
+                    data = data.lstrip(b"\x00")
+                    if not data:
+                        break
+                self._member = zlib.decompressobj(wbits=31)
+            try:
+                out.append(self._member.decompress(data))
+            except zlib.error as exc:
+                reason = str(exc).split(": ", 1)[-1]
+                return b"".join(out), f"corrupt gzip stream: {reason}"
+            if not self._member.eof:
+                break
+            data = self._member.unused_data
+            self._member = None
+            self._members += 1
+        return b"".join(out), None
+
+    def _finish(self) -> str | None:
+        if self._member is None:
+            return None
+        return "truncated gzip stream: the file ends inside a compressed member"
+
+
+class _ZstdSource(_CompressedSource):
+    """zstd frames one after another."""
+
+    def __init__(self, file: Any, zstandard: Any) -> None:
+        super().__init__(file)
+        self._zstd = zstandard
+        self._frame: Any = None
+
+    def _decode(self, data: bytes) -> tuple[bytes, str | None]:
+        out: list[bytes] = []
+        while data:
+            if self._frame is None:
+                self._frame = self._zstd.ZstdDecompressor().decompressobj()
+            try:
+                out.append(self._frame.decompress(data))
+            except self._zstd.ZstdError as exc:
+                reason = str(exc).removeprefix("zstd decompressor error: ")
+                return b"".join(out), f"corrupt zstd stream: {reason}"
+            if not self._frame.eof:
+                break
+            data = self._frame.unused_data
+            self._frame = None
+        return b"".join(out), None
+
+    def _finish(self) -> str | None:
+        if self._frame is None:
+            return None
+        return "truncated zstd stream: the file ends inside a frame"
+
+
+def _import_zstandard() -> Any:
+    try:
+        import zstandard  # noqa: PLC0415 - optional, only for .zst shards
+    except ImportError:
+        raise ImportError(
+            "reading .zst shards with the pure-Python backend needs the 'zstandard' package: "
+            "pip install zstandard (the native backend has zstd built in)"
+        ) from None
+    return zstandard
+
+
+def _open_source(path: str, compression: str) -> tuple[_Source | None, str]:
+    try:
+        file = open(path, "rb")  # noqa: SIM115 - the source owns it
+    except IsADirectoryError:  # open(2) itself accepts a directory; Python's open() does not
+        return None, "it is a directory"
+    except OSError as exc:
+        return None, str(exc.strerror or exc)
+    try:
+        mode = os.fstat(file.fileno()).st_mode
+    except OSError as exc:
+        file.close()
+        return None, str(exc.strerror)
+    if stat.S_ISDIR(mode):
+        file.close()
+        return None, "it is a directory"
+    if not stat.S_ISREG(mode):
+        file.close()  # FIFOs and devices could block or never end: never a hang
+        return None, "not a regular file"
+    if compression == "gzip":
+        return _GzipSource(file), ""
+    if compression == "zstd":
+        try:
+            zstandard = _import_zstandard()
+        except ImportError:
+            file.close()
+            raise
+        return _ZstdSource(file, zstandard), ""
+    return _PlainSource(file), ""
+
+
+def _count_newlines_in_file(path: str, count: int) -> int | None:
+    try:
+        with open(path, "rb") as f:
+            lines = done = 0
+            while done < count:
+                piece = f.read(min(1 << 20, count - done))
+                if not piece:
+                    break
+                lines += piece.count(b"\n")
+                done += len(piece)
+            return lines
+    except OSError:
+        return None
+
+
+# -- record splitting -----------------------------------------------------------------------
+
+
+def _is_blank(line: bytes | bytearray) -> bool:
+    return not line.strip(_BLANK_BYTES) if line else True
+
+
+class _Event:
+    __slots__ = (
+        "blank_lines",
+        "data",
+        "end",
+        "kind",
+        "length",
+        "line",
+        "message",
+        "offset",
+        "shard_end",
+    )
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind  # "record", "too_long", "source_error", "end"
+        self.offset = 0
+        self.end = 0
+        self.shard_end = False
+        self.line = 0
+        self.blank_lines = 0
+        self.length = 0
+        self.data = b""
+        self.message = ""
+
+
+class _Scanner:
+    """The native RecordScanner state machine, step for step (see record_scanner.cc)."""
+
+    def __init__(self, source: _Source, mode: str, max_bytes: int, start: int) -> None:
+        self.source = source
+        self.mode = mode  # "line" | "paragraph" | "file"
+        self.max = max_bytes
+        self.buf = bytearray()
+        self.cur = 0
+        self.base = start
+        self.start = start
+        self.eof = False
+        self.done = False
+        self.line = 0
+        self.blank = 0
+        self.para_open = False
+        self.para_start = self.para_line = self.para_content_end = 0
+        self.skipping = False
+        self.skip_start = self.skip_line = self.skip_content_end = 0
+        self.skip_line_blank = True
+        self.skip_line_start = 0
+        self.held: _Event | None = None
+
+    def _stream(self, index: int) -> int:
+        return self.base + index
+
+    def _emit(self, events: list[_Event], kind: str) -> _Event:
+        e = _Event(kind)
+        e.blank_lines = self.blank
+        self.blank = 0
+        events.append(e)
+        return e
+
+    def _refill(self) -> None:
+        if self.eof:
+            return
+        keep = self.cur
+        if self.mode == "file":
+            keep = len(self.buf) if self.skipping else 0
+        elif not self.skipping and self.mode == "paragraph" and self.para_open:
+            keep = self.para_start - self.base
+        if keep:
+            del self.buf[:keep]
+            self.base += keep
+            self.cur -= keep
+        added = 0
+        while added < _BLOCK_BYTES:
+            piece = self.source.read(_BLOCK_BYTES - added)
+            if not piece:
+                self.eof = True
+                break
+            self.buf += piece
+            added += len(piece)
+
+    def next_block(self) -> list[_Event]:
+        events: list[_Event] = []
+        if self.done:
+            return events
+        self._refill()
+        if self.held is not None:
+            held, self.held = self.held, None
+            held.shard_end = self.cur == len(self.buf) and self.eof and not self.source.error
+            events.append(held)
+        if self.mode == "file":
+            if not self.skipping and self._stream(len(self.buf)) - self.start > self.max:
+                self.skipping = True
+            if self.skipping:
+                self.cur = len(self.buf)
+        else:
+            self._scan_lines(events)
+        if self.eof:
+            self._finish(events)
+        return events
+
+    def _on_line(self, begin: int, nl: int, events: list[_Event]) -> None:
+        buf = self.buf
+        length = nl - begin
+        if self.mode == "line":
+            at_end = nl + 1 == len(buf) and self.eof and not self.source.error
+            if length > self.max:
+                e = self._emit(events, "too_long")
+                e.offset, e.line, e.length = self._stream(begin), self.line, length
+                e.end, e.shard_end = self._stream(nl + 1), at_end
+            elif _is_blank(buf[begin:nl]):
+                self.blank += 1
+            else:
+                e = self._emit(events, "record")
+                e.offset, e.line = self._stream(begin), self.line
+                e.end, e.shard_end = self._stream(nl + 1), at_end
+                e.data = bytes(buf[begin:nl])
+        elif length <= self.max and _is_blank(buf[begin:nl]):
+            if self.para_open:
+                e = self._emit(events, "record")
+                e.offset, e.line, e.end = self.para_start, self.para_line, self._stream(begin)
+                first = self.para_start - self.base
+                e.data = bytes(buf[first : first + self.para_content_end - self.para_start])
+                self.para_open = False
+            self.blank += 1
+        else:
+            if not self.para_open:
+                self.para_open = True
+                self.para_start, self.para_line = self._stream(begin), self.line
+            self.para_content_end = self._stream(nl)
+            if self.para_content_end - self.para_start > self.max:
+                self.skipping = True
+                self.skip_start, self.skip_line = self.para_start, self.para_line
+                self.skip_content_end = self.para_content_end
+                self.skip_line_start, self.skip_line_blank = self._stream(nl + 1), True
+                self.para_open = False
+        self.cur = nl + 1
+        self.line += 1
+
+    def _scan_lines(self, events: list[_Event]) -> None:
+        buf = self.buf
+        end = len(buf)
+        while self.cur < end:
+            found = buf.find(b"\n", self.cur)
+            nl = found if found >= 0 else end
+            if self.skipping and self.mode == "line":
+                if found < 0:
+                    self.cur = end
+                    return
+                self.cur = nl + 1
+                self.line += 1
+                self.skipping = False
+                e = _Event("too_long")
+                e.offset, e.line = self.skip_start, self.skip_line
+                e.length = self._stream(nl) - self.skip_start
+                e.end = self._stream(self.cur)
+                e.blank_lines, self.blank = self.blank, 0
+                if self.cur == end and not self.eof:
+                    self.held = e
+                    return
+                e.shard_end = self.cur == end and not self.source.error
+                events.append(e)
+                continue
+            if self.skipping:  # paragraph
+                if self.skip_line_blank:
+                    self.skip_line_blank = self._stream(
+                        nl
+                    ) - self.skip_line_start <= self.max and _is_blank(buf[self.cur : nl])
+                if found < 0:
+                    if not self.skip_line_blank:
+                        self.skip_content_end = self._stream(end)
+                    self.cur = end
+                    return
+                if self.skip_line_blank:
+                    e = self._emit(events, "too_long")
+                    e.offset, e.line = self.skip_start, self.skip_line
+                    e.length = self.skip_content_end - self.skip_start
+                    e.end = self.skip_line_start
+                    self.skipping = False
+                    self.blank += 1
+                else:
+                    self.skip_content_end = self._stream(nl)
+                self.cur = nl + 1
+                self.line += 1
+                self.skip_line_start, self.skip_line_blank = self._stream(self.cur), True
+                continue
+            if found < 0:
+                if self.eof:
+                    return
+                partial = end - self.cur
+                if self.mode == "line":
+                    if partial > self.max:
+                        self.skipping = True
+                        self.skip_start, self.skip_line = self._stream(self.cur), self.line
+                        self.cur = end
+                    return
+                content = partial > self.max or not _is_blank(buf[self.cur : end])
+                if self.para_open:
+                    too_long = content and self._stream(end) - self.para_start > self.max
+                else:
+                    too_long = partial > self.max
+                if too_long:
+                    self.skipping = True
+                    if self.para_open:
+                        self.skip_start, self.skip_line = self.para_start, self.para_line
+                    else:
+                        self.skip_start, self.skip_line = self._stream(self.cur), self.line
+                    self.skip_content_end = self._stream(end)
+                    self.skip_line_start, self.skip_line_blank = self._stream(self.cur), False
+                    self.para_open = False
+                    self.cur = end
+                return
+            if self.mode == "line" and nl + 1 == end and not self.eof:
+                return
+            self._on_line(self.cur, nl, events)
+
+    def _finish(self, events: list[_Event]) -> None:
+        self.done = True
+        buf = self.buf
+        end = len(buf)
+        if self.source.error:
+            e = self._emit(events, "source_error")
+            e.message = self.source.error
+            e.offset, e.line = self._stream(self.cur), self.line
+            if self.mode == "file":
+                e.offset, e.line = self.start, 0
+            elif self.skipping:
+                e.offset, e.line = self.skip_start, self.skip_line
+            elif self.para_open:
+                e.offset, e.line = self.para_start, self.para_line
+            self._emit(events, "end").end = self._stream(end)
+            return
+        eof = self._stream(end)
+        if self.mode == "file":
+            length = eof - self.start
+            if self.skipping:
+                e = self._emit(events, "too_long")
+                e.offset, e.length, e.end, e.shard_end = self.start, length, eof, True
+            elif length > 0:
+                e = self._emit(events, "record")
+                e.offset, e.end, e.shard_end, e.data = self.start, eof, True, bytes(buf)
+        elif self.mode == "line":
+            if self.skipping:
+                e = self._emit(events, "too_long")
+                e.offset, e.line = self.skip_start, self.skip_line
+                e.length, e.end, e.shard_end = eof - self.skip_start, eof, True
+            elif self.cur < end:
+                length = end - self.cur
+                if length > self.max:
+                    e = self._emit(events, "too_long")
+                    e.offset, e.line = self._stream(self.cur), self.line
+                    e.length, e.end, e.shard_end = length, eof, True
+                elif _is_blank(buf[self.cur : end]):
+                    self.blank += 1
+                else:
+                    e = self._emit(events, "record")
+                    e.offset, e.line = self._stream(self.cur), self.line
+                    e.end, e.shard_end, e.data = eof, True, bytes(buf[self.cur : end])
+                self.cur = end
+        elif self.skipping:
+            blank_tail = self.skip_line_start < eof and self.skip_line_blank
+            e = self._emit(events, "too_long")
+            e.offset, e.line = self.skip_start, self.skip_line
+            e.length = self.skip_content_end - self.skip_start
+            e.end = self.skip_line_start if blank_tail else eof
+            e.shard_end = not blank_tail
+            if blank_tail:
+                self.blank += 1
+        else:
+            if self.cur < end:
+                length = end - self.cur
+                if length <= self.max and _is_blank(buf[self.cur : end]):
+                    if self.para_open:
+                        e = self._emit(events, "record")
+                        e.offset, e.line = self.para_start, self.para_line
+                        e.end = self._stream(self.cur)
+                        first = self.para_start - self.base
+                        e.data = bytes(buf[first : first + self.para_content_end - self.para_start])
+                        self.para_open = False
+                    self.blank += 1
+                else:
+                    if not self.para_open:
+                        self.para_open = True
+                        self.para_start, self.para_line = self._stream(self.cur), self.line
+                    self.para_content_end = eof
+                self.cur = end
+            if self.para_open:
+                self.para_open = False
+                length = self.para_content_end - self.para_start
+                e = self._emit(events, "too_long" if length > self.max else "record")
+                e.offset, e.line, e.end, e.shard_end = self.para_start, self.para_line, eof, True
+                if length > self.max:
+                    e.length = length
+                else:
+                    first = self.para_start - self.base
+                    e.data = bytes(buf[first : first + length])
+        self._emit(events, "end").end = eof
+
+
+# -- the reader -----------------------------------------------------------------------------
+
+
+def _check_uint(name: str, value: object, maximum: int) -> int:
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= maximum:
+        return value
+    raise ValueError(f"{name} must be an int in [0, {maximum}], got {value!r}")
+
+
+def _patterns(paths: object) -> list[str]:
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        return [os.fsdecode(paths)]
+    if not isinstance(paths, Sequence):
+        raise TypeError(
+            "ShardReader: paths must be a str, an os.PathLike or a sequence of them, got "
+            f"{type(paths).__name__}"
+        )
+    return [os.fsdecode(p) for p in paths]
+
+
+def _field_list(fields: object) -> list[str]:
+    if isinstance(fields, str) or not isinstance(fields, Sequence):
+        raise TypeError(
+            f"ShardReader: fields must be a sequence of str such as ('id', 'url'), got "
+            f"{type(fields).__name__}"
+        )
+    out: list[str] = []
+    for f in fields:
+        if not isinstance(f, str):
+            raise TypeError(f"ShardReader: fields must hold str, got {type(f).__name__}")
+        out.append(f)
+    return out
+
+
+def _has_magic(pattern: str) -> bool:
+    return any(c in pattern for c in "*?[")
+
+
+def _expand(pattern: str) -> list[str]:
+    if not _has_magic(pattern):
+        return [pattern]
+    return sorted(glob.glob(pattern))
+
+
+def _compression(path: str) -> str:
+    name = os.fsencode(path).lower()  # bytes.lower(): ASCII only, like the native backend
+    if name.endswith(b".gz"):
+        return "gzip"
+    if name.endswith((b".zst", b".zstd")):
+        return "zstd"
+    return "none"
+
+
+def _format(path: str, requested: str) -> str | None:
+    if requested != "auto":
+        return requested
+    name = os.fsencode(path).lower()
+    for suffix in (b".gz", b".zst", b".zstd"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+            break
+    if name.endswith((b".jsonl", b".json", b".ndjson")):
+        return "jsonl"
+    if name.endswith(b".txt"):
+        return "txt"
+    return None
+
+
+class _Item:
+    """One step of the stream: a record (document and/or issues), a shard issue, a shard end."""
+
+    __slots__ = (
+        "blank_lines",
+        "document",
+        "empty_shard",
+        "end",
+        "fields",
+        "issues",
+        "kind",
+        "line",
+        "line_known",
+        "next_shard",
+        "offset",
+        "positioned",
+        "shard",
+        "shard_start",
+        "text",
+        "valid_utf8",
+    )
+
+    def __init__(self, kind: str, shard: int) -> None:
+        self.kind = kind  # "record" | "stream_issue" | "shard_end"
+        self.shard = shard
+        self.offset = self.end = self.line = self.blank_lines = self.shard_start = 0
+        self.next_shard = False
+        self.positioned = True
+        self.line_known = True
+        self.empty_shard = False
+        self.document = False
+        self.text = ""
+        self.valid_utf8 = True
+        self.fields: list[FieldValue] = []
+        self.issues: list[tuple[str, str | None, str]] = []
+
+
+class ShardReader:
+    """Batches of documents from .jsonl / .txt shards (plain, .gz, .zst)."""
+
+    def __init__(
+        self,
+        paths: PathArg | Sequence[PathArg],
+        *,
+        text_field: str = "text",
+        fields: Sequence[str] = (),
+        format: str = "auto",
+        txt_mode: str = "line",
+        batch_size: int = 1024,
+        start: StreamCoordinate | None = None,
+        strict: bool = False,
+        max_record_bytes: int = 256 * 2**20,
+        threads: int = 0,
+        **options: object,
+    ) -> None:
+        reject_unknown_options("ShardReader", options, _OPTIONS)
+        if not isinstance(text_field, str):
+            raise TypeError(
+                f"ShardReader: text_field must be a str, got {type(text_field).__name__}"
+            )
+        field_names = _field_list(fields)
+        if not isinstance(format, str) or not isinstance(txt_mode, str):
+            raise TypeError("ShardReader: format and txt_mode must be str")
+        reject_unknown_options("ShardReader", [format], _FORMATS, kind="format")
+        reject_unknown_options("ShardReader", [txt_mode], _TXT_MODES, kind="txt_mode")
+        batch = _check_uint("batch_size", batch_size, _U32_MAX)
+        if start is not None and not isinstance(start, StreamCoordinate):
+            raise TypeError(
+                f"ShardReader: start must be a StreamCoordinate or None, got {type(start).__name__}"
+            )
+        if not isinstance(strict, bool):
+            raise TypeError(f"ShardReader: strict must be a bool, got {type(strict).__name__}")
+        limit = _check_uint("max_record_bytes", max_record_bytes, _U32_MAX)
+        _check_uint("threads", threads, _U32_MAX)  # the fallback parses on the calling thread
+        if batch == 0:
+            raise ValueError("batch_size must be an int >= 1, got 0")
+        if limit == 0:
+            raise ValueError("max_record_bytes must be an int >= 1, got 0")
+        patterns = _patterns(paths)
+        for i, name in enumerate(field_names):
+            if name in field_names[:i]:
+                raise ValueError(f"ShardReader: fields lists '{name}' twice")
+        self._text_field = text_field
+        self._text_path = _FieldPath(text_field)
+        self._field_names = field_names
+        self._field_paths = [_FieldPath(f) for f in field_names]
+        self._format = format
+        self._txt_mode = txt_mode
+        self._batch_size = batch
+        self._strict = strict
+        self._max = limit
+
+        self._shards: list[str] = []
+        unmatched: list[str] = []
+        for pattern in patterns:
+            matches = _expand(pattern)
+            if not matches:
+                unmatched.append(pattern)
+            self._shards.extend(matches)
+
+        self._issues: list[ReadIssue] = []
+        self._stats: dict[str, int] = dict.fromkeys(
+            (
+                "records",
+                "documents",
+                "blank_lines",
+                "bytes_read",
+                "shards_opened",
+                "empty_shards",
+                "unmatched_globs",
+                "unreadable_shards",
+                "decompression_errors",
+                "record_too_long",
+                "malformed_json",
+                "missing_field",
+                "non_string_field",
+                "missing_extra_field",
+                "non_scalar_extra_field",
+                "invalid_utf8_texts",
+                "issues",
+                "issues_not_kept",
+            ),
+            0,
+        )
+        self._finished = False
+        self._global_row = 0
+        self._consumed_shard = -1
+        self._consumed = 0  # stream offset reached in _consumed_shard
+        self._last_record = StreamCoordinate()
+        self._next_shard = 0
+        self._resume_shard = 0
+        self._first_offset = 0
+        self._resume_line_base: int | None = None
+        self._resume_line_base_computed = False
+        self._source: _Source | None = None
+        self._scanner: _Scanner | None = None
+        self._open_shard = 0
+        self._open_start = 0
+        self._open_json = False
+        self._open_line_known = True
+        self._open_line_base = 0
+        self._queue: list[_Item] = []
+        self._queue_pos = 0
+        if start is not None:
+            n = len(self._shards)
+            if start.shard_id > n or (start.shard_id == n and start.byte_offset != 0):
+                raise ValueError(f"ShardReader: start {start!r} is outside the {n} shards")
+            self._next_shard = self._resume_shard = start.shard_id
+            self._first_offset = start.byte_offset
+            self._global_row = start.global_row_idx
+        for pattern in unmatched:
+            self._record_issue(
+                ReadIssue(
+                    None, pattern, 0, 0, None, "unmatched_glob", "the pattern matched no files"
+                )
+            )
+
+    # -- public ------------------------------------------------------------------------------
+
+    @property
+    def shards(self) -> list[str]:
+        return list(self._shards)
+
+    @property
+    def errors(self) -> list[ReadIssue]:
+        return list(self._issues)
+
+    def stats(self) -> dict[str, int]:
+        return dict(self._stats)
+
+    def __iter__(self) -> Iterator[DocumentBatch]:
+        return self
+
+    def __next__(self) -> DocumentBatch:
+        texts: list[str] = []
+        columns: dict[str, list[FieldValue]] = {name: [] for name in self._field_names}
+        coordinates: list[StreamCoordinate] = []
+        if self._finished:
+            raise StopIteration
+        while len(texts) < self._batch_size:
+            if self._queue_pos == len(self._queue):
+                self._queue, self._queue_pos = [], 0
+                if not self._produce():
+                    self._finished = True
+                    break
+                continue
+            item = self._queue[self._queue_pos]
+            self._queue_pos += 1
+            self._consume(item, texts, columns, coordinates)
+        if not texts:
+            self._finished = True
+            raise StopIteration
+        return DocumentBatch(texts, columns, coordinates, self._last_record)
+
+    def close(self) -> None:
+        """Close the open shard and end the stream; idempotent."""
+        self._finished = True
+        self._scanner = None
+        if self._source is not None:
+            self._source.close()
+            self._source = None
+        self._queue, self._queue_pos = [], 0
+
+    def __enter__(self) -> ShardReader:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"ShardReader({len(self._shards)} shards)"
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _record_issue(self, issue: ReadIssue) -> None:
+        self._stats["issues"] += 1
+        self._stats[_STAT_OF_KIND[issue.kind]] += 1
+        if len(self._issues) < MAX_ISSUES_KEPT:
+            self._issues.append(issue)
+        else:
+            self._stats["issues_not_kept"] += 1
+        if self._strict:
+            self._finished = True
+            shard = "no shard" if issue.shard_id is None else f"shard {issue.shard_id}"
+            raise MalformedInputError(
+                f"{issue} [{shard}, {issue.kind}; strict=False counts and skips such input instead]"
+            )
+
+    def _absolute_line(self, item: _Item) -> int:
+        if item.line_known:
+            return item.line + 1
+        if not self._resume_line_base_computed:
+            self._resume_line_base_computed = True
+            self._resume_line_base = _count_newlines_in_file(
+                self._shards[item.shard], self._first_offset
+            )
+        if self._resume_line_base is None:
+            return 0
+        return self._resume_line_base + item.line + 1
+
+    def _open_next_shard(self) -> None:
+        shard = self._next_shard
+        path = self._shards[shard]
+        start = self._first_offset if shard == self._resume_shard else 0
+
+        def shard_issue(message: str) -> None:
+            item = _Item("stream_issue", shard)
+            item.positioned = False
+            item.issues.append(("unreadable_shard", None, message))
+            self._queue.append(item)
+            self._next_shard += 1
+
+        # Opened first, so that a missing path or a directory is reported as such.
+        source, error = _open_source(path, _compression(path))
+        if source is None:
+            shard_issue(f"cannot read shard: {error}")
+            return
+        shard_format = _format(path, self._format)
+        if shard_format is None:
+            source.close()
+            shard_issue(
+                "cannot tell the format from the file name; pass format='jsonl' or "
+                "format='txt' (format='auto' knows .jsonl, .json, .ndjson and .txt, each "
+                "optionally + .gz or .zst)"
+            )
+            return
+        self._source = source
+        self._open_shard = shard
+        self._open_start = start
+        self._open_json = shard_format == "jsonl"
+        self._open_line_known = True
+        self._open_line_base = 0
+        if start > 0:
+            self._open_start, newlines = source.skip(start)
+            if newlines is not None:
+                self._open_line_base = newlines  # compressed: counted while decoding
+            else:
+                self._open_line_known = False
+        mode = "line" if self._open_json else self._txt_mode
+        self._scanner = _Scanner(source, mode, self._max, self._open_start)
+
+    def _process(self, data: bytes, item: _Item) -> None:
+        if not self._open_json:
+            item.document = True
+            item.fields = [None] * len(self._field_names)  # a text record has no fields
+            try:
+                item.text = data.decode("utf-8")
+            except UnicodeDecodeError:
+                item.text = data.decode("utf-8", "replace")  # CPython's U+FFFD rule, as native
+                item.valid_utf8 = False
+            return
+        try:
+            root = _loads(data)
+        except _MalformedError as exc:
+            item.issues.append(("malformed_json", None, str(exc)))
+            return
+        status, text, message = _find_string(root, self._text_path)
+        if status != "found":
+            kind = "missing_field" if status == "missing" else "non_string_field"
+            item.issues.append((kind, self._text_field, message))
+            return
+        assert text is not None
+        item.document = True
+        item.text = text
+        for name, path in zip(self._field_names, self._field_paths, strict=True):
+            status, value, message = _find_scalar(root, path)
+            if status != "found":
+                kind = "missing_extra_field" if status == "missing" else "non_scalar_extra_field"
+                item.issues.append((kind, name, message))
+                value = None
+            item.fields.append(value)
+
+    def _scan_block(self) -> None:
+        assert self._scanner is not None
+        assert self._source is not None
+        for e in self._scanner.next_block():
+            kind = "record" if e.kind in ("record", "too_long") else "stream_issue"
+            if e.kind == "end":
+                kind = "shard_end"
+            item = _Item(kind, self._open_shard)
+            item.shard_start = self._open_start
+            item.offset, item.end, item.next_shard = e.offset, e.end, e.shard_end
+            item.line = e.line + self._open_line_base
+            item.line_known, item.blank_lines = self._open_line_known, e.blank_lines
+            if e.kind == "record":
+                self._process(e.data, item)
+            elif e.kind == "too_long":
+                item.issues.append(
+                    (
+                        "record_too_long",
+                        None,
+                        f"record of {e.length} bytes is longer than max_record_bytes={self._max}; "
+                        "skipped",
+                    )
+                )
+            elif e.kind == "source_error":
+                kind = (
+                    "decompression_error"
+                    if self._source.decompression_failed
+                    else "unreadable_shard"
+                )
+                item.issues.append(
+                    (kind, None, f"{e.message}; the records decoded before it were delivered")
+                )
+            else:
+                item.empty_shard = self._open_start == 0 and e.end == 0 and not self._source.error
+            self._queue.append(item)
+        if self._scanner.done:
+            self._scanner = None
+            self._source.close()
+            self._source = None
+            self._next_shard += 1
+
+    def _produce(self) -> bool:
+        while True:
+            if self._scanner is None:
+                if self._next_shard >= len(self._shards):
+                    return False
+                self._open_next_shard()
+                if self._scanner is None:
+                    return True
+            before = len(self._queue)
+            self._scan_block()
+            if len(self._queue) > before:
+                return True
+
+    def _consume(
+        self,
+        item: _Item,
+        texts: list[str],
+        columns: dict[str, list[FieldValue]],
+        coordinates: list[StreamCoordinate],
+    ) -> None:
+        stats = self._stats
+        stats["blank_lines"] += item.blank_lines
+        if item.kind != "stream_issue":
+            if self._consumed_shard != item.shard:
+                self._consumed_shard, self._consumed = item.shard, item.shard_start
+            if item.end > self._consumed:
+                stats["bytes_read"] += item.end - self._consumed
+                self._consumed = item.end
+        if item.kind == "shard_end":
+            stats["shards_opened"] += 1
+            if item.empty_shard:
+                stats["empty_shards"] += 1
+            return
+        if item.kind == "record":
+            stats["records"] += 1
+            self._global_row += 1
+            if item.next_shard:
+                c = StreamCoordinate(item.shard + 1, 0, global_row_idx=self._global_row)
+            else:
+                c = StreamCoordinate(item.shard, item.end, global_row_idx=self._global_row)
+            self._last_record = c
+            if item.document:
+                texts.append(item.text)
+                if not item.valid_utf8:
+                    stats["invalid_utf8_texts"] += 1
+                for name, value in zip(self._field_names, item.fields, strict=True):
+                    columns[name].append(value)
+                coordinates.append(c)
+                stats["documents"] += 1
+        for kind, field, message in item.issues:
+            line = byte = 0
+            if item.positioned:
+                byte, line = item.offset, self._absolute_line(item)
+            self._record_issue(
+                ReadIssue(item.shard, self._shards[item.shard], line, byte, field, kind, message)
+            )

@@ -1,0 +1,40 @@
+// MinHash signature kernels, one implementation per ISA (kernels_scalar.cc is the reference;
+// kernels_avx2.cc and kernels_avx512.cc must produce exactly the same values for every input).
+// ISA code is enabled per function with target attributes in its own translation unit, never by
+// global -mavx2/-march flags.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "luminamoon/data/common/cpu_isa.h"
+
+namespace luminamoon::data::minhash_internal {
+
+// For every permutation i < num_perm:
+//   mins[i] = min(mins[i], min over j < count of (u32)(((a[i] * hashes[j] + b[i]) mod 2^64) >> 32))
+// count may be 0; the arrays do not overlap.
+using MinHashUpdateFn = void (*)(const std::uint64_t* hashes, std::size_t count,
+                                 const std::uint64_t* a, const std::uint64_t* b,
+                                 std::uint32_t* mins, std::size_t num_perm);
+
+struct MinHashKernel {
+  Isa isa;  // the ISA whose code runs (kAvx512 without AVX-512DQ and kNeon run another, see .cc)
+  MinHashUpdateFn update;
+};
+
+// The kernel for `isa` (which must be supported: see isa_supported), and the live one.
+const MinHashKernel& minhash_kernel_for(Isa isa);
+const MinHashKernel& active_minhash_kernel();
+
+void minhash_update_scalar(const std::uint64_t* hashes, std::size_t count, const std::uint64_t* a,
+                           const std::uint64_t* b, std::uint32_t* mins, std::size_t num_perm);
+void minhash_update_avx2(const std::uint64_t* hashes, std::size_t count, const std::uint64_t* a,
+                         const std::uint64_t* b, std::uint32_t* mins, std::size_t num_perm);
+void minhash_update_avx512(const std::uint64_t* hashes, std::size_t count, const std::uint64_t* a,
+                           const std::uint64_t* b, std::uint32_t* mins, std::size_t num_perm);
+// Whether this CPU has AVX-512DQ (VPMULLQ), which minhash_update_avx512 needs beyond the
+// AVX-512F/BW that Isa::kAvx512 guarantees.
+bool cpu_has_avx512dq() noexcept;
+
+}  // namespace luminamoon::data::minhash_internal

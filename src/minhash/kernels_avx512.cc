@@ -1,0 +1,84 @@
+// AVX-512 MinHash kernel (contract in internal/kernels.h; kernels_scalar.cc is the reference).
+// Every function carries target("avx512f,avx512dq"): this file is compiled with the default flags
+// and only reached through the dispatcher after the CPU and OS were probed for AVX-512 and DQ.
+//
+// Eight permutations per register: VPMULLQ + VPADDQ give (a * x + b) mod 2^64 exactly, and
+// VPMINUQ keeps the minimum of the full 64-bit values; since hi32 is monotone, the high half of
+// that minimum is the minimum of the high halves. The running minimum enters as (m << 32) | ~0u.
+#include <immintrin.h>
+
+#include "minhash/internal/kernels.h"
+
+#define LUMINAMOON_AVX512 __attribute__((target("avx512f,avx512dq")))
+
+namespace luminamoon::data::minhash_internal {
+namespace {
+
+constexpr std::size_t kLanes = 8;  // permutations per register
+// Masked forms with every lane on: GCC 12's unmasked ones trip -Wmaybe-uninitialized (GCC bug
+// 105593).
+constexpr __mmask8 kAll = 0xFF;
+
+template <std::size_t R>
+LUMINAMOON_AVX512 inline void update_block(const std::uint64_t* hashes, std::size_t count,
+                                           const std::uint64_t* a, const std::uint64_t* b,
+                                           std::uint32_t* mins) {
+  __m512i va[R];
+  __m512i vb[R];
+  __m512i vm[R];
+  const __m512i low_ones = _mm512_set1_epi64(0xFFFFFFFFLL);
+#pragma GCC unroll 8
+  for (std::size_t r = 0; r < R; ++r) {
+    va[r] = _mm512_loadu_si512(a + kLanes * r);
+    vb[r] = _mm512_loadu_si512(b + kLanes * r);
+    const __m256i m = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(mins + kLanes * r));
+    vm[r] = _mm512_or_si512(_mm512_maskz_slli_epi64(kAll, _mm512_maskz_cvtepu32_epi64(kAll, m), 32),
+                            low_ones);
+  }
+  for (std::size_t j = 0; j < count; ++j) {
+    const __m512i x = _mm512_set1_epi64(static_cast<long long>(hashes[j]));
+#pragma GCC unroll 8
+    for (std::size_t r = 0; r < R; ++r) {
+      vm[r] = _mm512_maskz_min_epu64(kAll, vm[r],
+                                     _mm512_add_epi64(_mm512_mullo_epi64(va[r], x), vb[r]));
+    }
+  }
+#pragma GCC unroll 8
+  for (std::size_t r = 0; r < R; ++r) {
+    _mm256_storeu_si256(
+        reinterpret_cast<__m256i*>(mins + kLanes * r),
+        _mm512_maskz_cvtepi64_epi32(kAll, _mm512_maskz_srli_epi64(kAll, vm[r], 32)));
+  }
+}
+
+}  // namespace
+
+LUMINAMOON_AVX512 void minhash_update_avx512(const std::uint64_t* hashes, std::size_t count,
+                                             const std::uint64_t* a, const std::uint64_t* b,
+                                             std::uint32_t* mins, std::size_t num_perm) {
+  std::size_t i = 0;
+  for (; i + 8 * kLanes <= num_perm; i += 8 * kLanes) {
+    update_block<8>(hashes, count, a + i, b + i, mins + i);
+  }
+  for (; i + 2 * kLanes <= num_perm; i += 2 * kLanes) {
+    update_block<2>(hashes, count, a + i, b + i, mins + i);
+  }
+  for (; i + kLanes <= num_perm; i += kLanes)
+    update_block<1>(hashes, count, a + i, b + i, mins + i);
+  if (i < num_perm) {
+    // Fewer than 8 permutations left: pad to a full register (padding lanes use a = b = 0).
+    std::uint64_t pa[kLanes] = {};
+    std::uint64_t pb[kLanes] = {};
+    std::uint32_t pm[kLanes] = {};
+    const std::size_t left = num_perm - i;
+    for (std::size_t k = 0; k < left; ++k) {
+      pa[k] = a[i + k];
+      pb[k] = b[i + k];
+      pm[k] = mins[i + k];
+    }
+    update_block<1>(hashes, count, pa, pb, pm);
+    for (std::size_t k = 0; k < left; ++k) mins[i + k] = pm[k];
+  }
+}
+
+}  // namespace luminamoon::data::minhash_internal

@@ -1,0 +1,189 @@
+// MinHasher: the seeded permutation family, per-document signatures through the dispatched
+// kernel, and batch signatures on a few threads (dynamic blocks, so long documents balance).
+#include "luminamoon/data/minhash/minhash_signature.h"
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
+#include "luminamoon/data/common/error.h"
+#include "minhash/internal/kernels.h"
+#include "minhash/internal/shingles.h"
+
+namespace luminamoon::data {
+
+using minhash_internal::active_minhash_kernel;
+using minhash_internal::Shingler;
+
+namespace {
+
+// Below this many documents per worker a thread costs more than it saves (a ~1 KB document
+// takes ~2-3 us, starting a thread ~20-50 us).
+constexpr std::size_t kMinDocumentsPerWorker = 64;
+// Documents a worker claims at a time.
+constexpr std::size_t kBlock = 16;
+
+unsigned resolve_threads(unsigned threads) {
+  if (threads != 0) return threads;
+  const unsigned hw = std::thread::hardware_concurrency();
+  return hw == 0 ? 1 : hw;
+}
+
+struct SignatureSink {
+  const MinHasher* hasher;
+  std::uint32_t* mins;
+  minhash_internal::MinHashUpdateFn update;
+};
+
+void sink_to_kernel(void* context, const std::uint64_t* hashes, std::size_t count) {
+  auto* s = static_cast<SignatureSink*>(context);
+  s->update(hashes, count, s->hasher->multipliers().data(), s->hasher->increments().data(), s->mins,
+            s->hasher->num_perm());
+}
+
+void compute(const MinHasher& hasher, Shingler& shingler, std::string_view document,
+             std::uint32_t* out) {
+  std::fill(out, out + hasher.num_perm(), 0xFFFFFFFFU);
+  SignatureSink sink{&hasher, out, active_minhash_kernel().update};
+  shingler.run(document, sink_to_kernel, &sink);
+}
+
+void collect(void* context, const std::uint64_t* hashes, std::size_t count) {
+  auto* out = static_cast<std::vector<std::uint64_t>*>(context);
+  out->insert(out->end(), hashes, hashes + count);
+}
+
+}  // namespace
+
+std::uint64_t splitmix64_next(std::uint64_t& state) noexcept {
+  state += 0x9E3779B97F4A7C15ULL;
+  std::uint64_t z = state;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+void validate_minhash_config(const MinHashConfig& config) {
+  if (config.num_perm < 1 || config.num_perm > kMaxNumPerm) {
+    throw InvalidArgument("MinHashDeduplicator: num_perm must be an int in [1, " +
+                          std::to_string(kMaxNumPerm) + "], got " +
+                          std::to_string(config.num_perm));
+  }
+  if (config.ngram < 1 || config.ngram > kMaxNgram) {
+    throw InvalidArgument("MinHashDeduplicator: ngram must be an int in [1, " +
+                          std::to_string(kMaxNgram) + "], got " + std::to_string(config.ngram));
+  }
+  if (config.shingle != ShingleKind::kWord && config.shingle != ShingleKind::kChar) {
+    throw InvalidArgument("MinHashDeduplicator: shingle must be 'word' or 'char'");
+  }
+}
+
+MinHasher::MinHasher(MinHashConfig config) : config_(config) {
+  validate_minhash_config(config_);
+  a_.resize(config_.num_perm);
+  b_.resize(config_.num_perm);
+  std::uint64_t state = config_.seed;
+  for (std::uint32_t i = 0; i < config_.num_perm; ++i) {
+    a_[i] = splitmix64_next(state) | 1U;  // odd: x -> a * x is a bijection mod 2^64
+    b_[i] = splitmix64_next(state);
+  }
+}
+
+void MinHasher::signature(std::string_view document, std::span<std::uint32_t> out) const {
+  if (out.size() != config_.num_perm) {
+    throw InvalidArgument("MinHasher::signature: output holds " + std::to_string(out.size()) +
+                          " values, num_perm is " + std::to_string(config_.num_perm));
+  }
+  Shingler shingler(config_.shingle, config_.ngram);
+  compute(*this, shingler, document, out.data());
+}
+
+std::vector<std::uint32_t> MinHasher::signature(std::string_view document) const {
+  std::vector<std::uint32_t> out(config_.num_perm);
+  signature(document, out);
+  return out;
+}
+
+void MinHasher::signatures(std::span<const std::string_view> documents,
+                           std::span<std::uint32_t> out, unsigned threads) const {
+  const std::size_t n = documents.size();
+  const std::size_t p = config_.num_perm;
+  if (out.size() != n * p) {
+    throw InvalidArgument("MinHasher::signatures: output holds " + std::to_string(out.size()) +
+                          " values, need " + std::to_string(n) + " x " + std::to_string(p));
+  }
+  const std::size_t workers =
+      std::clamp<std::size_t>(n / kMinDocumentsPerWorker, 1, resolve_threads(threads));
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    Shingler shingler(config_.shingle, config_.ngram);
+    for (;;) {
+      const std::size_t begin = next.fetch_add(kBlock, std::memory_order_relaxed);
+      if (begin >= n) return;
+      const std::size_t end = std::min(n, begin + kBlock);
+      for (std::size_t i = begin; i < end; ++i) {
+        compute(*this, shingler, documents[i], out.data() + i * p);
+      }
+    }
+  };
+  if (workers == 1) {
+    work();
+    return;
+  }
+  std::vector<std::jthread> pool;
+  pool.reserve(workers - 1);
+  for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(work);
+  work();
+}  // jthreads join here
+
+std::vector<std::uint64_t> MinHasher::shingle_hashes(std::string_view document) const {
+  std::vector<std::uint64_t> out;
+  Shingler shingler(config_.shingle, config_.ngram);
+  shingler.run(document, collect, &out);
+  return out;
+}
+
+double estimate_similarity(std::span<const std::uint32_t> a, std::span<const std::uint32_t> b) {
+  if (a.size() != b.size() || a.empty()) {
+    throw InvalidArgument("estimate_similarity: signatures of " + std::to_string(a.size()) +
+                          " and " + std::to_string(b.size()) + " values");
+  }
+  std::size_t equal = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) equal += a[i] == b[i] ? 1U : 0U;
+  return static_cast<double>(equal) / static_cast<double>(a.size());
+}
+
+double shingle_jaccard(const MinHasher& hasher, std::string_view a, std::string_view b) {
+  std::vector<std::uint64_t> x = hasher.shingle_hashes(a);
+  std::vector<std::uint64_t> y = hasher.shingle_hashes(b);
+  std::sort(x.begin(), x.end());
+  x.erase(std::unique(x.begin(), x.end()), x.end());
+  std::sort(y.begin(), y.end());
+  y.erase(std::unique(y.begin(), y.end()), y.end());
+  if (x.empty() && y.empty()) return 1.0;
+  std::size_t common = 0;
+  std::size_t i = 0;
+  std::size_t j = 0;
+  while (i < x.size() && j < y.size()) {
+    if (x[i] < y[j]) {
+      ++i;
+    } else if (y[j] < x[i]) {
+      ++j;
+    } else {
+      ++common;
+      ++i;
+      ++j;
+    }
+  }
+  const std::size_t all = x.size() + y.size() - common;
+  return static_cast<double>(common) / static_cast<double>(all);
+}
+
+std::string normalize_for_shingles(std::string_view document) {
+  Shingler shingler(ShingleKind::kWord, 1);
+  shingler.run(
+      document, [](void*, const std::uint64_t*, std::size_t) {}, nullptr);
+  return std::string(shingler.normalized());
+}
+
+}  // namespace luminamoon::data

@@ -1,0 +1,233 @@
+// The MinHash tokenizer: strict UTF-8 decoding (a byte that does not start a valid sequence is a
+// separator), word characters from the generated Unicode tables, simple lowercasing, and the
+// word/character shingle windows over the normalised text.
+#include "minhash/internal/shingles.h"
+
+#include <array>
+#include <bit>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>  // baseline on x86-64: no dispatch needed
+#endif
+
+#include "minhash/internal/unicode_tables.h"
+
+// XXH3-64 (seed 0) inlined into the shingle loop: the same function luminamoon::data::xxh3_64
+// calls (common/xxh3.cc), without a call per shingle.
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+namespace luminamoon::data::minhash_internal {
+namespace {
+
+// ASCII: the lowercased byte for [0-9A-Za-z], 0 for every separator.
+constexpr std::array<char, 128> make_ascii_table() {
+  std::array<char, 128> t{};
+  for (int c = '0'; c <= '9'; ++c) t[static_cast<std::size_t>(c)] = static_cast<char>(c);
+  for (int c = 'a'; c <= 'z'; ++c) t[static_cast<std::size_t>(c)] = static_cast<char>(c);
+  for (int c = 'A'; c <= 'Z'; ++c) t[static_cast<std::size_t>(c)] = static_cast<char>(c + 32);
+  return t;
+}
+constexpr std::array<char, 128> kAscii = make_ascii_table();
+
+// Copies the run of ASCII word characters at p (lowercased) to out; returns its length.
+inline std::size_t copy_ascii_word_run(const std::uint8_t* p, const std::uint8_t* end,
+                                       std::uint8_t* out) {
+  std::size_t n = 0;
+#if defined(__SSE2__)
+  // 16 bytes at a time; `out` has 16 bytes of slack past the normalised text's bound.
+  while (end - p >= 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    // Bytes >= 0x80 are negative as signed bytes, so they fail both range tests.
+    const __m128i folded = _mm_or_si128(v, _mm_set1_epi8(0x20));
+    const __m128i alpha = _mm_and_si128(_mm_cmpgt_epi8(folded, _mm_set1_epi8('a' - 1)),
+                                        _mm_cmpgt_epi8(_mm_set1_epi8('z' + 1), folded));
+    const __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('0' - 1)),
+                                        _mm_cmpgt_epi8(_mm_set1_epi8('9' + 1), v));
+    const __m128i lowered = _mm_or_si128(v, _mm_and_si128(alpha, _mm_set1_epi8(0x20)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + n), lowered);
+    const auto word = static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(alpha, digit)));
+    const auto run = static_cast<std::size_t>(std::countr_one(word));
+    n += run;
+    p += run;
+    if (run < 16) return n;
+  }
+#endif
+  while (p < end && *p < 0x80) {
+    const char c = kAscii[*p];
+    if (c == 0) break;
+    out[n++] = static_cast<std::uint8_t>(c);
+    ++p;
+  }
+  return n;
+}
+
+bool is_continuation(std::uint8_t b) { return (b & 0xC0) == 0x80; }
+
+// Decodes one well-formed UTF-8 sequence of 2..4 bytes at p (RFC 3629: no overlongs, no
+// surrogates, nothing above U+10FFFF). Returns its length, or 0 when p does not start one.
+std::size_t decode_multibyte(const std::uint8_t* p, const std::uint8_t* end, std::uint32_t& cp) {
+  const std::uint8_t b0 = p[0];
+  const auto left = static_cast<std::size_t>(end - p);
+  if (b0 >= 0xC2 && b0 <= 0xDF) {
+    if (left < 2 || !is_continuation(p[1])) return 0;
+    cp = (std::uint32_t{b0} & 0x1F) << 6 | (std::uint32_t{p[1]} & 0x3F);
+    return 2;
+  }
+  if (b0 >= 0xE0 && b0 <= 0xEF) {
+    if (left < 3) return 0;
+    const std::uint8_t lo = b0 == 0xE0 ? 0xA0 : 0x80;
+    const std::uint8_t hi = b0 == 0xED ? 0x9F : 0xBF;
+    if (p[1] < lo || p[1] > hi || !is_continuation(p[2])) return 0;
+    cp = (std::uint32_t{b0} & 0x0F) << 12 | (std::uint32_t{p[1]} & 0x3F) << 6 |
+         (std::uint32_t{p[2]} & 0x3F);
+    return 3;
+  }
+  if (b0 >= 0xF0 && b0 <= 0xF4) {
+    if (left < 4) return 0;
+    const std::uint8_t lo = b0 == 0xF0 ? 0x90 : 0x80;
+    const std::uint8_t hi = b0 == 0xF4 ? 0x8F : 0xBF;
+    if (p[1] < lo || p[1] > hi || !is_continuation(p[2]) || !is_continuation(p[3])) return 0;
+    cp = (std::uint32_t{b0} & 0x07) << 18 | (std::uint32_t{p[1]} & 0x3F) << 12 |
+         (std::uint32_t{p[2]} & 0x3F) << 6 | (std::uint32_t{p[3]} & 0x3F);
+    return 4;
+  }
+  return 0;
+}
+
+}  // namespace
+
+Shingler::Shingler(ShingleKind kind, std::uint32_t ngram)
+    : kind_(kind), ngram_(ngram), ring_(ngram), chunk_(kChunk) {}
+
+inline void Shingler::emit(std::size_t begin) {
+  chunk_[chunk_size_++] = XXH3_64bits(norm_.data() + begin, norm_size_ - begin);
+  ++shingles_;
+  if (chunk_size_ == kChunk) flush();
+}
+
+void Shingler::flush() {
+  if (chunk_size_ != 0) sink_(context_, chunk_.data(), chunk_size_);
+  chunk_size_ = 0;
+}
+
+inline void Shingler::append_code_point(std::uint32_t cp) {
+  const std::size_t start = norm_size_;
+  auto* out = reinterpret_cast<std::uint8_t*>(norm_.data()) + norm_size_;
+  if (cp < 0x80) {
+    out[0] = static_cast<std::uint8_t>(cp);
+    norm_size_ += 1;
+  } else if (cp < 0x800) {
+    out[0] = static_cast<std::uint8_t>(0xC0 | (cp >> 6));
+    out[1] = static_cast<std::uint8_t>(0x80 | (cp & 0x3F));
+    norm_size_ += 2;
+  } else if (cp < 0x10000) {
+    out[0] = static_cast<std::uint8_t>(0xE0 | (cp >> 12));
+    out[1] = static_cast<std::uint8_t>(0x80 | ((cp >> 6) & 0x3F));
+    out[2] = static_cast<std::uint8_t>(0x80 | (cp & 0x3F));
+    norm_size_ += 3;
+  } else {
+    out[0] = static_cast<std::uint8_t>(0xF0 | (cp >> 18));
+    out[1] = static_cast<std::uint8_t>(0x80 | ((cp >> 12) & 0x3F));
+    out[2] = static_cast<std::uint8_t>(0x80 | ((cp >> 6) & 0x3F));
+    out[3] = static_cast<std::uint8_t>(0x80 | (cp & 0x3F));
+    norm_size_ += 4;
+  }
+  if (kind_ == ShingleKind::kChar) push_unit(start);
+}
+
+inline void Shingler::push_unit(std::size_t start) {
+  // ring_ holds the starts of the last ngram units; ring_pos_ is where the next one goes, which
+  // once the ring is full is also the oldest one's slot.
+  ring_[ring_pos_] = start;
+  ring_pos_ = ring_pos_ + 1 == ngram_ ? 0 : ring_pos_ + 1;
+  ++units_;
+  if (units_ >= ngram_) emit(ring_[ring_pos_]);
+}
+
+std::size_t Shingler::run(std::string_view document, ShingleSink sink, void* context) {
+  sink_ = sink;
+  context_ = context;
+  units_ = 0;
+  ring_pos_ = 0;
+  shingles_ = 0;
+  chunk_size_ = 0;
+  norm_size_ = 0;
+  // The normalised text is never longer than 3/2 of the input plus one byte: a lowercase
+  // mapping grows a character by at most half (2 -> 3 bytes), and a token separator becomes
+  // one space only where a separator byte was. Sized once, so appends never check capacity.
+  const std::size_t need = document.size() + document.size() / 2 + 32;
+  if (norm_.size() < need) norm_.resize(need);
+  auto* norm = reinterpret_cast<std::uint8_t*>(norm_.data());
+
+  const auto* p = reinterpret_cast<const std::uint8_t*>(document.data());
+  const std::uint8_t* const end = p + document.size();
+  const bool words = kind_ == ShingleKind::kWord;
+  std::size_t tokens = 0;
+  while (p < end) {
+    // Between tokens: skip separators. ASCII ones are the common case.
+    std::uint32_t cp = 0;
+    bool found = false;
+    bool ascii_start = false;  // the token starts with an ASCII word character, not consumed
+    for (;;) {
+      while (p < end && *p < 0x80 && kAscii[*p] == 0) ++p;
+      if (p == end) break;
+      if (*p < 0x80) {
+        ascii_start = true;
+        found = true;
+        break;
+      }
+      const std::size_t length = decode_multibyte(p, end, cp);
+      if (length == 0) {  // not valid UTF-8 here: a separator, as U+FFFD would be
+        ++p;
+        continue;
+      }
+      p += length;
+      const std::uint8_t flags = code_point_flags(cp);
+      if ((flags & kWordFlag) == 0) continue;
+      if ((flags & kHasLowerFlag) != 0) cp = simple_lower(cp);
+      found = true;
+      break;
+    }
+    if (!found) break;  // only separators were left
+    // A token starts here (at p when ascii_start, else with cp).
+    if (tokens++ != 0) append_code_point(' ');
+    token_start_ = norm_size_;
+    if (!ascii_start) {
+      append_code_point(cp);
+    } else if (!words) {
+      append_code_point(static_cast<std::uint8_t>(kAscii[*p]));
+      ++p;
+    }
+    for (;;) {
+      if (words) {
+        // Word shingles need no per-character bookkeeping: copy ASCII runs straight through.
+        const std::size_t run = copy_ascii_word_run(p, end, norm + norm_size_);
+        p += run;
+        norm_size_ += run;
+      }
+      if (p == end) break;
+      if (*p < 0x80) {
+        const char c = kAscii[*p];
+        if (c == 0) break;
+        ++p;
+        append_code_point(static_cast<std::uint8_t>(c));
+        continue;
+      }
+      const std::size_t length = decode_multibyte(p, end, cp);
+      if (length == 0) break;  // invalid byte: ends the token; the outer loop skips it
+      const std::uint8_t flags = code_point_flags(cp);
+      if ((flags & kWordFlag) == 0) break;
+      p += length;
+      if ((flags & kHasLowerFlag) != 0) cp = simple_lower(cp);
+      append_code_point(cp);
+    }
+    if (words) push_unit(token_start_);
+  }
+  // A non-empty document shorter than one shingle is one shingle: the whole normalised text.
+  if (units_ != 0 && units_ < ngram_) emit(0);
+  flush();
+  return shingles_;
+}
+
+}  // namespace luminamoon::data::minhash_internal

@@ -1,0 +1,750 @@
+// The PIIMasker's verifiers: from an anchor to a validated candidate, one function per rule of
+// docs/pii.md, each mirrored line for line by python/luminamoon/data/fallbacks/pii.py. Every scan
+// is bounded (a candidate never needs more than a fixed window, and each maximal run of digits,
+// dots or hex characters is examined once), so the whole pass is linear in the text length.
+#include "pii/internal/scanner.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace luminamoon::data::pii_internal {
+namespace {
+
+// ---- character classes (ASCII only: bytes >= 0x80 belong to none) --------------------------
+
+enum : std::uint8_t {
+  kDigit = 1 << 0,   // 0-9
+  kHex = 1 << 1,     // 0-9 A-F a-f
+  kAlpha = 1 << 2,   // A-Z a-z
+  kLocal = 1 << 3,   // A-Z a-z 0-9 . _ % + -   (e-mail local part)
+  kLabel = 1 << 4,   // A-Z a-z 0-9 -           (domain label)
+  kWord = 1 << 5,    // A-Z a-z 0-9 _           (token boundary)
+  kKey = 1 << 6,     // A-Z a-z 0-9 _ -         (key token / key boundary)
+  kBase64 = 1 << 7,  // A-Z a-z 0-9 / +         (AWS secret access key)
+};
+
+constexpr std::array<std::uint8_t, 256> make_classes() {
+  std::array<std::uint8_t, 256> c{};
+  for (int b = 0; b < 128; ++b) {
+    const bool digit = b >= '0' && b <= '9';
+    const bool upper = b >= 'A' && b <= 'Z';
+    const bool lower = b >= 'a' && b <= 'z';
+    const bool alnum = digit || upper || lower;
+    std::uint8_t v = 0;
+    if (digit) v |= kDigit;
+    if (digit || (b >= 'A' && b <= 'F') || (b >= 'a' && b <= 'f')) v |= kHex;
+    if (upper || lower) v |= kAlpha;
+    if (alnum || b == '.' || b == '_' || b == '%' || b == '+' || b == '-') v |= kLocal;
+    if (alnum || b == '-') v |= kLabel;
+    if (alnum || b == '_') v |= kWord;
+    if (alnum || b == '_' || b == '-') v |= kKey;
+    if (alnum || b == '/' || b == '+') v |= kBase64;
+    c[static_cast<std::size_t>(b)] = v;
+  }
+  return c;
+}
+
+constexpr std::array<std::uint8_t, 256> kClass = make_classes();
+
+inline bool is(std::uint8_t b, std::uint8_t cls) { return (kClass[b] & cls) != 0; }
+inline bool is_digit(std::uint8_t b) { return b >= '0' && b <= '9'; }
+inline bool is_upper_or_digit(std::uint8_t b) { return (b >= 'A' && b <= 'Z') || is_digit(b); }
+inline bool is_alnum(std::uint8_t b) { return is(b, kWord) && b != '_'; }
+inline bool is_ws(std::uint8_t b) { return b == ' ' || b == '\t'; }
+inline bool is_quote(std::uint8_t b) { return b == '"' || b == '\''; }
+inline std::uint8_t lower(std::uint8_t b) {
+  return (b >= 'A' && b <= 'Z') ? static_cast<std::uint8_t>(b + 32) : b;
+}
+
+struct Text {
+  const std::uint8_t* d;
+  std::size_t n;
+  std::uint8_t at(std::size_t i) const { return i < n ? d[i] : 0; }
+  std::uint8_t before(std::size_t i) const { return i > 0 ? d[i - 1] : 0; }
+  std::string_view view(std::size_t a, std::size_t b) const {
+    return {reinterpret_cast<const char*>(d) + a, b - a};
+  }
+  bool starts_with(std::size_t i, std::string_view s) const {
+    return i <= n && n - i >= s.size() && std::memcmp(d + i, s.data(), s.size()) == 0;
+  }
+  // Whether text[i - s.size(), i) equals s, ASCII case-insensitively (s is lower case).
+  bool ends_with_ci(std::size_t i, std::string_view s) const {
+    if (i < s.size()) return false;
+    for (std::size_t k = 0; k < s.size(); ++k) {
+      if (lower(d[i - s.size() + k]) != static_cast<std::uint8_t>(s[k])) return false;
+    }
+    return true;
+  }
+  // First occurrence of `needle` starting in [from, last_start], or npos.
+  std::size_t find(std::string_view needle, std::size_t from, std::size_t last_start) const {
+    if (n < needle.size()) return std::string_view::npos;
+    last_start = std::min(last_start, n - needle.size());
+    for (std::size_t i = from; i <= last_start;) {
+      const void* hit = std::memchr(d + i, needle[0], last_start - i + 1);
+      if (hit == nullptr) break;
+      const std::size_t j = static_cast<std::size_t>(static_cast<const std::uint8_t*>(hit) - d);
+      if (std::memcmp(d + j, needle.data(), needle.size()) == 0) return j;
+      i = j + 1;
+    }
+    return std::string_view::npos;
+  }
+};
+
+// ---- EMAIL --------------------------------------------------------------------------------
+
+constexpr std::size_t kMaxLocal = 64;
+constexpr std::size_t kMaxDomain = 253;
+constexpr std::size_t kDomainWindow = 256;  // > kMaxDomain + 2: see docs/pii.md
+
+// File extensions that are not top-level domains: "icon@2x.png" is an asset name, not an address.
+constexpr std::array<std::string_view, 28> kNotTlds = {
+    "png",  "jpg",  "jpeg", "gif",  "svg",  "webp", "bmp", "ico", "tif", "tiff",
+    "heic", "avif", "css",  "scss", "js",   "mjs",  "cjs", "jsx", "ts",  "tsx",
+    "json", "xml",  "yml",  "yaml", "html", "htm",  "txt", "pdf"};
+
+bool tld_ok(const Text& t, std::size_t a, std::size_t b) {
+  const std::size_t len = b - a;
+  if (len < 2 || len > 63) return false;
+  for (std::size_t i = a; i < b; ++i) {
+    if (!is(t.d[i], kAlpha)) return false;
+  }
+  for (std::string_view ext : kNotTlds) {
+    if (ext.size() == len && t.ends_with_ci(b, ext)) return false;
+  }
+  return true;
+}
+
+void email_at(const Text& t, std::size_t a, std::vector<Candidate>& out) {
+  std::size_t l = a;
+  while (l > 0 && a - l <= kMaxLocal && is(t.d[l - 1], kLocal)) --l;
+  if (l == a || a - l > kMaxLocal) return;
+  if (t.d[l] == '.' || t.d[a - 1] == '.') return;
+  for (std::size_t i = l + 1; i < a; ++i) {
+    if (t.d[i] == '.' && t.d[i - 1] == '.') return;
+  }
+  // Domain: the greedy match of LABEL(.LABEL)* (LABEL = [A-Za-z0-9-]+), looked for in a window of
+  // kDomainWindow bytes; anything longer than kMaxDomain is rejected.
+  const std::size_t p = a + 1;
+  const std::size_t limit = std::min(t.n, p + kDomainWindow);
+  std::size_t q = p;
+  while (q < limit && is(t.d[q], kLabel)) ++q;
+  if (q == p) return;
+  std::size_t e = q;
+  while (q + 1 < limit && t.d[q] == '.' && is(t.d[q + 1], kLabel)) {
+    ++q;
+    while (q < limit && is(t.d[q], kLabel)) ++q;
+    e = q;
+  }
+  if (e - p > kMaxDomain) return;
+  std::size_t labels = 0, label_start = p;
+  for (std::size_t i = p; i <= e; ++i) {
+    if (i < e && t.d[i] != '.') continue;
+    const std::size_t len = i - label_start;
+    if (len > 63 || t.d[label_start] == '-' || t.d[i - 1] == '-') return;
+    ++labels;
+    if (i == e && (labels < 2 || !tld_ok(t, label_start, e))) return;
+    label_start = i + 1;
+  }
+  out.push_back({l, e, PiiCategory::kEmail});
+}
+
+// ---- IP_ADDRESS ---------------------------------------------------------------------------
+
+constexpr std::size_t kMaxIpv6Text = 45;  // "ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255"
+
+void ipv4_run(const Text& t, std::size_t s, std::size_t e, bool mask_private,
+              std::vector<Candidate>& out) {
+  if (is(t.before(s), kWord) || is(t.at(e), kWord)) return;
+  std::size_t a = s, b = e;
+  while (a < b && t.d[a] == '.') ++a;
+  while (b > a && t.d[b - 1] == '.') --b;
+  const std::optional<std::uint32_t> v = parse_ipv4(t.view(a, b));
+  if (!v || (!mask_private && !ipv4_is_public(*v))) return;
+  out.push_back({a, b, PiiCategory::kIpAddress});
+}
+
+void ipv6_run(const Text& t, std::size_t s, std::size_t e, bool mask_private,
+              std::vector<Candidate>& out) {
+  std::size_t a = s, b = e;
+  while (b > a && t.d[b - 1] == '.') --b;
+  if (b - a >= 2 && t.d[b - 1] == ':' && t.d[b - 2] != ':') --b;
+  if (b - a >= 2 && t.d[a] == ':' && t.d[a + 1] != ':') ++a;
+  if (b - a > kMaxIpv6Text) return;
+  if (is(t.before(a), kWord) || is(t.at(b), kWord)) return;
+  const std::string_view text = t.view(a, b);
+  const auto v = parse_ipv6(text);
+  if (!v || (!mask_private && !ipv6_is_public(*v))) return;
+  // A compressed form needs a group of 3+ hex digits or a dotted tail ("::1" aside), which
+  // keeps C++ scopes ("A::B") and Python slices ("a[1::2]") out.
+  if (text.find("::") != std::string_view::npos && text != "::1" &&
+      text.find('.') == std::string_view::npos) {
+    std::size_t longest = 0, run = 0;
+    for (char c : text) {
+      run = c == ':' ? 0 : run + 1;
+      longest = std::max(longest, run);
+    }
+    if (longest < 3) return;
+  }
+  out.push_back({a, b, PiiCategory::kIpAddress});
+}
+
+// ---- CREDIT_CARD --------------------------------------------------------------------------
+
+struct Group {
+  std::size_t start;
+  std::size_t len;
+  std::uint8_t separator;  // the byte before the group (' ' or '-'); 0 for the first
+};
+
+// Whether the byte next to a card number (`b`, with `beyond` on its far side) ends it: not a
+// letter or '_' (the digits would be part of a word), not a decimal point between digits.
+bool card_edge_ok(std::uint8_t b, std::uint8_t beyond) {
+  return !(is(b, kAlpha) || b == '_' || (b == '.' && is_digit(beyond)));
+}
+
+void card_window(const Text& t, const std::vector<Group>& groups, std::size_t first,
+                 std::size_t last, std::vector<Candidate>& out) {
+  const std::size_t s = groups[first].start, e = groups[last].start + groups[last].len;
+  if (!card_edge_ok(t.before(s), s >= 2 ? t.d[s - 2] : 0) || !card_edge_ok(t.at(e), t.at(e + 1))) {
+    return;
+  }
+  char digits[19];
+  std::size_t k = 0;
+  for (std::size_t g = first; g <= last; ++g) {
+    std::memcpy(digits + k, t.d + groups[g].start, groups[g].len);
+    k += groups[g].len;
+  }
+  const std::string_view number(digits, k);
+  if (!luhn_valid(number) || !card_issuer_known(number)) return;
+  out.push_back({s, e, PiiCategory::kCreditCard});
+}
+
+void card_run(const Text& t, std::size_t s, std::size_t e, std::vector<Group>& groups,
+              std::vector<Candidate>& out) {
+  groups.clear();
+  for (std::size_t i = s; i < e;) {
+    std::size_t j = i;
+    while (j < e && is_digit(t.d[j])) ++j;
+    groups.push_back({i, j - i, i == s ? std::uint8_t{0} : t.d[i - 1]});
+    i = j + 1;
+  }
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const std::size_t len = groups[g].len;
+    if (len >= 13 && len <= 19) card_window(t, groups, g, g, out);
+    if (len != 4) continue;
+    std::size_t total = 4;
+    const std::size_t stop = std::min(groups.size(), g + 5);
+    for (std::size_t h = g + 1; h < stop; ++h) {
+      if (groups[h].separator != groups[g + 1].separator) break;
+      if (groups[h].len < 3 || groups[h].len > 6) break;
+      total += groups[h].len;
+      if (total > 19) break;
+      if (total >= 13) card_window(t, groups, g, h, out);
+    }
+  }
+}
+
+// ---- API_KEY ------------------------------------------------------------------------------
+
+constexpr std::size_t kMaxJwt = 16384;
+constexpr std::size_t kMaxPemLabel = 64;
+constexpr std::size_t kMaxPemBody = 65536;
+
+// prefix + the maximal run of `cls` bytes, min_len..max_len of them, not followed by a key byte.
+template <typename Cls>
+bool key_body(const Text& t, std::size_t start, std::size_t body, Cls cls, std::size_t min_len,
+              std::size_t max_len, std::vector<Candidate>& out) {
+  const std::size_t limit = std::min(t.n, body + max_len + 1);
+  std::size_t q = body;
+  while (q < limit && cls(t.d[q])) ++q;
+  const std::size_t len = q - body;
+  if (len < min_len || len > max_len || is(t.at(q), kKey)) return false;
+  out.push_back({start, q, PiiCategory::kApiKey});
+  return true;
+}
+
+void jwt_at(const Text& t, std::size_t p, std::vector<Candidate>& out) {
+  if (t.before(p) == '.') return;
+  const std::size_t limit = std::min(t.n, p + kMaxJwt + 1);
+  std::size_t q = p;
+  while (q < limit && (is(t.d[q], kKey) || t.d[q] == '.')) ++q;
+  if (q - p > kMaxJwt) return;
+  while (q > p && t.d[q - 1] == '.') --q;
+  std::size_t dots[3];
+  std::size_t count = 0;
+  for (std::size_t i = p; i < q; ++i) {
+    if (t.d[i] != '.') continue;
+    if (count == 2) return;  // a fourth segment
+    dots[count++] = i;
+  }
+  if (count != 2) return;
+  const std::size_t header = dots[0] - p, payload = dots[1] - dots[0] - 1,
+                    signature = q - dots[1] - 1;
+  if (header < 10 || payload < 10 || signature < 16 || !t.starts_with(dots[0] + 1, "eyJ")) return;
+  out.push_back({p, q, PiiCategory::kApiKey});
+}
+
+bool pem_label_ok(std::string_view label) {
+  for (char c : label) {
+    if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == ' ')) return false;
+  }
+  auto ends = [&](std::string_view s) {
+    return label.size() >= s.size() && label.substr(label.size() - s.size()) == s;
+  };
+  return ends("PRIVATE KEY") || ends("PRIVATE KEY BLOCK");
+}
+
+// p is the last dash of "-----BEGIN ".
+void pem_at(const Text& t, std::size_t p, std::vector<Candidate>& out) {
+  if (p < 4 || !t.starts_with(p - 4, "-----BEGIN ")) return;
+  const std::size_t s = p - 4;
+  const std::size_t label_start = s + 11;
+  const std::size_t close = t.find("-----", label_start, label_start + kMaxPemLabel);
+  if (close == std::string_view::npos) return;
+  const std::string_view label = t.view(label_start, close);
+  if (!pem_label_ok(label)) return;
+  const std::size_t body = close + 5;
+  const std::size_t end_marker = t.find("-----", body, body + kMaxPemBody);
+  if (end_marker == std::string_view::npos) return;
+  // PEM bodies are ASCII; requiring it keeps every match ASCII (so code points = bytes).
+  for (std::size_t i = body; i < end_marker; ++i) {
+    if (t.d[i] >= 0x80) return;
+  }
+  const std::size_t after = end_marker + 9 + label.size() + 5;
+  if (!t.starts_with(end_marker, "-----END ") ||
+      !t.starts_with(end_marker + 9 + label.size(), "-----") ||
+      t.view(end_marker + 9, end_marker + 9 + label.size()) != label) {
+    return;
+  }
+  out.push_back({s, after, PiiCategory::kApiKey});
+}
+
+bool openai_body_mixed(const Text& t, std::size_t a, std::size_t b) {
+  bool up = false, low = false, dig = false;
+  for (std::size_t i = a; i < b; ++i) {
+    const std::uint8_t c = t.d[i];
+    up |= c >= 'A' && c <= 'Z';
+    low |= c >= 'a' && c <= 'z';
+    dig |= is_digit(c);
+  }
+  return up && low && dig;
+}
+
+void key_at(const Text& t, std::size_t p, std::vector<Candidate>& out) {
+  const std::uint8_t b0 = t.d[p];
+  if (b0 == '-') return pem_at(t, p, out);
+  if (is(t.before(p), kKey)) return;
+  auto key = [](std::uint8_t b) { return is(b, kKey); };
+  switch (b0) {
+    case 'A':
+      if (t.starts_with(p, "AKIA") || t.starts_with(p, "ASIA") || t.starts_with(p, "ABIA") ||
+          t.starts_with(p, "ACCA")) {
+        key_body(t, p, p + 4, is_upper_or_digit, 16, 16, out);
+      } else if (t.starts_with(p, "AIza")) {
+        key_body(t, p, p + 4, key, 35, 35, out);
+      }
+      return;
+    case 'g':
+      if (t.starts_with(p, "github_pat_")) {
+        key_body(
+            t, p, p + 11, [](std::uint8_t b) { return is(b, kWord); }, 22, 244, out);
+      } else if (t.at(p + 1) == 'h' && t.at(p + 3) == '_' &&
+                 std::memchr("pousr", t.at(p + 2), 5) != nullptr && t.at(p + 2) != 0) {
+        key_body(t, p, p + 4, is_alnum, 36, 251, out);
+      }
+      return;
+    case 'x':
+      if (t.starts_with(p, "xox") && t.at(p + 4) == '-' && t.at(p + 3) != 0 &&
+          std::memchr("abprs", t.at(p + 3), 5) != nullptr) {
+        key_body(
+            t, p, p + 5, [](std::uint8_t b) { return is_alnum(b) || b == '-'; }, 10, 250, out);
+      }
+      return;
+    case 's':
+    case 'r':
+      if (b0 == 's' && t.starts_with(p, "sk-")) {
+        const std::size_t before = out.size();
+        if (key_body(t, p, p + 3, key, 20, 252, out) &&
+            !openai_body_mixed(t, p + 3, out.back().end)) {
+          out.resize(before);
+        }
+      } else if (t.starts_with(p + 1, "k_live_")) {
+        key_body(t, p, p + 8, is_alnum, 20, 247, out);
+      }
+      return;
+    case 'e':
+      if (t.starts_with(p, "eyJ")) jwt_at(t, p, out);
+      return;
+    default:
+      return;
+  }
+}
+
+// AWS secret access key: 40 base64 characters after "secret[_-]?(access[_-]?)?key" and an
+// assignment. `v` is where the value starts; the context is matched backwards from there.
+bool aws_context_before(const Text& t, std::size_t v) {
+  std::size_t q = v;
+  if (q > 0 && is_quote(t.d[q - 1])) --q;
+  std::size_t w = 0;
+  while (q > 0 && is_ws(t.d[q - 1])) {
+    --q;
+    if (++w > 16) return false;
+  }
+  if (q == 0) return false;
+  const std::uint8_t sep = t.d[q - 1];
+  if (sep == '>') {
+    if (q < 2 || t.d[q - 2] != '=') return false;
+    q -= 2;
+  } else if (sep == '=') {
+    --q;
+    if (q > 0 && t.d[q - 1] == ':') --q;
+  } else if (sep == ':') {
+    --q;
+  } else {
+    return false;
+  }
+  w = 0;
+  while (q > 0 && is_ws(t.d[q - 1])) {
+    --q;
+    if (++w > 16) return false;
+  }
+  if (q > 0 && is_quote(t.d[q - 1])) --q;
+  if (!t.ends_with_ci(q, "key")) return false;
+  q -= 3;
+  if (q > 0 && (t.d[q - 1] == '_' || t.d[q - 1] == '-')) --q;
+  if (t.ends_with_ci(q, "access")) {
+    q -= 6;
+    if (q > 0 && (t.d[q - 1] == '_' || t.d[q - 1] == '-')) --q;
+  }
+  return t.ends_with_ci(q, "secret");
+}
+
+// p is a ':' or '='.
+void aws_secret_at(const Text& t, std::size_t p, std::vector<Candidate>& out) {
+  std::size_t q = p + 1;
+  if ((t.d[p] == '=' && t.at(q) == '>') || (t.d[p] == ':' && t.at(q) == '=')) ++q;
+  std::size_t w = 0;
+  while (is_ws(t.at(q))) {
+    ++q;
+    if (++w > 16) return;
+  }
+  if (is_quote(t.at(q))) ++q;
+  const std::size_t v = q;
+  const std::size_t limit = std::min(t.n, v + 41);
+  while (q < limit && is(t.d[q], kBase64)) ++q;
+  if (q - v != 40 || is(t.at(q), kBase64) || t.at(q) == '=') return;
+  if (!aws_context_before(t, v)) return;
+  out.push_back({v, q, PiiCategory::kApiKey});
+}
+
+// ---- the driver ---------------------------------------------------------------------------
+
+constexpr std::size_t kChunkBlocks = 64;  // 4 KiB of text per kernel call
+
+struct Scan {
+  Text t;
+  const ScanConfig& config;
+  std::vector<Candidate>& out;
+  std::vector<Group> groups;
+  std::size_t ipv4_done = 0;  // end of the last maximal run examined, per rule
+  std::size_t ipv6_done = 0;
+  std::size_t card_done = 0;
+
+  bool on(PiiCategory c) const { return config.enabled[static_cast<std::size_t>(c)]; }
+
+  void visit(std::size_t p) {
+    const std::uint8_t b = t.d[p];
+    if (b == '@') {
+      if (on(PiiCategory::kEmail)) email_at(t, p, out);
+    } else if (b == ':' || b == '=') {
+      if (b == ':' && on(PiiCategory::kIpAddress) && p >= ipv6_done) {
+        auto run = [](std::uint8_t c) { return is(c, kHex) || c == ':' || c == '.'; };
+        std::size_t s = p, e = p;
+        while (s > 0 && run(t.d[s - 1])) --s;
+        while (e < t.n && run(t.d[e])) ++e;
+        ipv6_done = e;
+        ipv6_run(t, s, e, config.mask_private_ips, out);
+      }
+      if (on(PiiCategory::kApiKey)) aws_secret_at(t, p, out);
+    } else if (is_digit(b)) {
+      if (on(PiiCategory::kIpAddress) && p >= ipv4_done) {
+        auto run = [](std::uint8_t c) { return is_digit(c) || c == '.'; };
+        std::size_t s = p, e = p;
+        while (s > 0 && run(t.d[s - 1])) --s;
+        while (e < t.n && run(t.d[e])) ++e;
+        ipv4_done = e;
+        if (e - s >= 7) ipv4_run(t, s, e, config.mask_private_ips, out);  // "1.1.1.1" at least
+      }
+      if (on(PiiCategory::kCreditCard) && p >= card_done && is_digit(t.at(p + 1)) &&
+          is_digit(t.at(p + 2)) && is_digit(t.at(p + 3))) {
+        auto sep = [](std::uint8_t c) { return c == ' ' || c == '-'; };
+        std::size_t s = p, e = p;
+        for (;;) {
+          if (s > 0 && is_digit(t.d[s - 1])) {
+            --s;
+          } else if (s > 1 && sep(t.d[s - 1]) && is_digit(t.d[s - 2])) {
+            s -= 2;
+          } else {
+            break;
+          }
+        }
+        for (;;) {
+          if (e < t.n && is_digit(t.d[e])) {
+            ++e;
+          } else if (e + 1 < t.n && sep(t.d[e]) && is_digit(t.d[e + 1])) {
+            e += 2;
+          } else {
+            break;
+          }
+        }
+        card_done = e;
+        if (e - s >= 13) card_run(t, s, e, groups, out);  // 13 digits at least
+      }
+    } else if (on(PiiCategory::kApiKey)) {
+      key_at(t, p, out);
+    }
+  }
+
+  void visit_mask(std::size_t base, std::uint64_t mask) {
+    while (mask != 0) {
+      const auto bit = static_cast<std::size_t>(__builtin_ctzll(mask));
+      mask &= mask - 1;
+      visit(base + bit);
+    }
+  }
+};
+
+}  // namespace
+
+// ---- validators ---------------------------------------------------------------------------
+
+std::optional<std::uint32_t> parse_ipv4(std::string_view s) {
+  std::uint32_t value = 0;
+  std::size_t parts = 0, i = 0;
+  while (true) {
+    std::size_t j = i;
+    std::uint32_t octet = 0;
+    while (j < s.size() && j - i < 4 && s[j] >= '0' && s[j] <= '9') {
+      octet = octet * 10 + static_cast<std::uint32_t>(s[j] - '0');
+      ++j;
+    }
+    const std::size_t len = j - i;
+    if (len == 0 || len > 3 || octet > 255 || (len > 1 && s[i] == '0')) return std::nullopt;
+    value = (value << 8) | octet;
+    ++parts;
+    if (j == s.size()) break;
+    if (s[j] != '.' || parts == 4) return std::nullopt;
+    i = j + 1;
+  }
+  if (parts != 4) return std::nullopt;
+  return value;
+}
+
+std::optional<std::array<std::uint8_t, 16>> parse_ipv6(std::string_view s) {
+  if (s.size() < 2 || s.size() > kMaxIpv6Text) return std::nullopt;
+  const std::size_t gap = s.find("::");
+  if (gap == std::string_view::npos) {
+    // Eight groups need seven colons (six with a dotted tail): rejects times, ratios, MACs fast.
+    if (std::count(s.begin(), s.end(), ':') < 6) return std::nullopt;
+  } else if (s.find("::", gap + 1) != std::string_view::npos || s.size() == 2) {
+    return std::nullopt;  // two gaps, or "::" alone (no hex digit at all)
+  }
+  // Parses one side of the "::" (or the whole address) into 16-bit groups; a dotted quad is
+  // allowed as the very last piece of the address. Returns the group count, or -1.
+  auto side = [](std::string_view part, bool last, std::uint16_t* groups) -> int {
+    int count = 0;
+    if (part.empty()) return 0;
+    std::size_t i = 0;
+    while (true) {
+      const std::size_t colon = part.find(':', i);
+      const bool final_piece = colon == std::string_view::npos;
+      const std::string_view piece =
+          part.substr(i, final_piece ? std::string_view::npos : colon - i);
+      if (final_piece && last && piece.find('.') != std::string_view::npos) {
+        const auto v4 = parse_ipv4(piece);
+        if (!v4 || count > 6) return -1;
+        groups[count++] = static_cast<std::uint16_t>(*v4 >> 16);
+        groups[count++] = static_cast<std::uint16_t>(*v4 & 0xFFFF);
+        return count;
+      }
+      if (piece.empty() || piece.size() > 4 || count == 8) return -1;
+      std::uint16_t g = 0;
+      for (char c : piece) {
+        const auto b = static_cast<std::uint8_t>(c);
+        if (!is(b, kHex)) return -1;
+        const int digit = is_digit(b) ? b - '0' : (lower(b) - 'a' + 10);
+        g = static_cast<std::uint16_t>((g << 4) | digit);
+      }
+      groups[count++] = g;
+      if (final_piece) return count;
+      i = colon + 1;
+    }
+  };
+  std::uint16_t head[8] = {}, tail[8] = {};
+  int head_n = 0, tail_n = 0;
+  if (gap == std::string_view::npos) {
+    head_n = side(s, true, head);
+    if (head_n != 8) return std::nullopt;
+  } else {
+    head_n = side(s.substr(0, gap), false, head);
+    tail_n = side(s.substr(gap + 2), true, tail);
+    if (head_n < 0 || tail_n < 0 || head_n + tail_n > 7) return std::nullopt;
+  }
+  std::array<std::uint16_t, 8> words{};
+  for (int k = 0; k < head_n; ++k) words[static_cast<std::size_t>(k)] = head[k];
+  for (int k = 0; k < tail_n; ++k) words[static_cast<std::size_t>(8 - tail_n + k)] = tail[k];
+  std::array<std::uint8_t, 16> out{};
+  for (std::size_t k = 0; k < 8; ++k) {
+    out[2 * k] = static_cast<std::uint8_t>(words[k] >> 8);
+    out[2 * k + 1] = static_cast<std::uint8_t>(words[k] & 0xFF);
+  }
+  return out;
+}
+
+bool ipv4_is_public(std::uint32_t a) {
+  struct Net {
+    std::uint32_t base;
+    int bits;
+  };
+  static constexpr Net kNonPublic[] = {
+      {0x00000000u, 8},   // 0.0.0.0/8 "this network"
+      {0x0A000000u, 8},   // 10.0.0.0/8 private
+      {0x64400000u, 10},  // 100.64.0.0/10 carrier-grade NAT
+      {0x7F000000u, 8},   // 127.0.0.0/8 loopback
+      {0xA9FE0000u, 16},  // 169.254.0.0/16 link-local
+      {0xAC100000u, 12},  // 172.16.0.0/12 private
+      {0xC0000000u, 24},  // 192.0.0.0/24 IETF protocol assignments
+      {0xC0000200u, 24},  // 192.0.2.0/24 TEST-NET-1
+      {0xC0A80000u, 16},  // 192.168.0.0/16 private
+      {0xC6120000u, 15},  // 198.18.0.0/15 benchmarking
+      {0xC6336400u, 24},  // 198.51.100.0/24 TEST-NET-2
+      {0xCB007100u, 24},  // 203.0.113.0/24 TEST-NET-3
+      {0xE0000000u, 4},   // 224.0.0.0/4 multicast
+      {0xF0000000u, 4},   // 240.0.0.0/4 reserved, 255.255.255.255 broadcast
+  };
+  for (const Net& net : kNonPublic) {
+    const std::uint32_t mask = ~std::uint32_t{0} << (32 - net.bits);
+    if ((a & mask) == net.base) return false;
+  }
+  return true;
+}
+
+bool ipv6_is_public(const std::array<std::uint8_t, 16>& a) {
+  auto zero = [&](std::size_t from, std::size_t to) {
+    return std::all_of(a.begin() + static_cast<std::ptrdiff_t>(from),
+                       a.begin() + static_cast<std::ptrdiff_t>(to),
+                       [](std::uint8_t b) { return b == 0; });
+  };
+  const std::uint32_t low = (std::uint32_t{a[12]} << 24) | (std::uint32_t{a[13]} << 16) |
+                            (std::uint32_t{a[14]} << 8) | std::uint32_t{a[15]};
+  const bool mapped = zero(0, 10) && a[10] == 0xFF && a[11] == 0xFF;  // ::ffff:0:0/96
+  const bool compatible = zero(0, 12) && low > 1;                     // ::a.b.c.d
+  const bool nat64 =
+      a[0] == 0x00 && a[1] == 0x64 && a[2] == 0xFF && a[3] == 0x9B && zero(4, 12);  // 64:ff9b::/96
+  if (mapped || compatible || nat64) return ipv4_is_public(low);
+  if ((a[0] & 0xE0) != 0x20) return false;                                 // not 2000::/3
+  return !(a[0] == 0x20 && a[1] == 0x01 && a[2] == 0x0D && a[3] == 0xB8);  // 2001:db8::/32
+}
+
+bool luhn_valid(std::string_view digits) {
+  int sum = 0;
+  bool twice = false;
+  for (auto it = digits.rbegin(); it != digits.rend(); ++it) {
+    int d = *it - '0';
+    if (twice) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+    twice = !twice;
+  }
+  return sum % 10 == 0;
+}
+
+bool card_issuer_known(std::string_view digits) {
+  struct Range {
+    int lo;
+    int hi;
+    int prefix_len;
+    int min_len;
+    int max_len;
+  };
+  // Visa (13, 16, 19 digits) is handled apart; everything else by prefix range and length.
+  static constexpr Range kRanges[] = {
+      {51, 55, 2, 16, 16},     {2221, 2720, 4, 16, 16},  // Mastercard
+      {34, 34, 2, 15, 15},     {37, 37, 2, 15, 15},      // American Express
+      {6011, 6011, 4, 16, 19}, {644, 649, 3, 16, 19},    // Discover
+      {65, 65, 2, 16, 19},                               // Discover
+      {300, 305, 3, 14, 19},   {3095, 3095, 4, 14, 19},  // Diners Club
+      {36, 36, 2, 14, 19},     {38, 39, 2, 14, 19},      // Diners Club
+      {3528, 3589, 4, 16, 19},                           // JCB
+      {62, 62, 2, 16, 19},                               // UnionPay
+      {5018, 5018, 4, 13, 19}, {5020, 5020, 4, 13, 19},  // Maestro
+      {5038, 5038, 4, 13, 19}, {5893, 5893, 4, 13, 19},  // Maestro
+      {6304, 6304, 4, 13, 19}, {6759, 6759, 4, 13, 19},  // Maestro
+      {6761, 6763, 4, 13, 19},                           // Maestro
+      {2200, 2204, 4, 16, 19},                           // Mir
+  };
+  const auto n = static_cast<int>(digits.size());
+  if (n < 13 || n > 19) return false;
+  if (digits[0] == '4') return n == 13 || n == 16 || n == 19;
+  for (const Range& r : kRanges) {
+    int prefix = 0;
+    for (int k = 0; k < r.prefix_len; ++k) {
+      prefix = prefix * 10 + (digits[static_cast<std::size_t>(k)] - '0');
+    }
+    if (prefix >= r.lo && prefix <= r.hi && n >= r.min_len && n <= r.max_len) return true;
+  }
+  return false;
+}
+
+// ---- entry points -------------------------------------------------------------------------
+
+void find_candidates(std::string_view text, const ScanConfig& config, const AnchorKernel& kernel,
+                     std::vector<Candidate>& out) {
+  const auto* data = reinterpret_cast<const std::uint8_t*>(text.data());
+  const std::size_t n = text.size();
+  Scan scan{Text{data, n}, config, out, {}};
+  std::uint64_t masks[kChunkBlocks];
+  // Blocks whose 64 positions and lookahead lie inside the text go straight to the kernel.
+  const std::size_t direct_blocks = n >= kAnchorLookahead ? (n - kAnchorLookahead) / 64 : 0;
+  for (std::size_t block = 0; block < direct_blocks; block += kChunkBlocks) {
+    const std::size_t count = std::min(kChunkBlocks, direct_blocks - block);
+    kernel.masks(data + block * 64, count, masks);
+    for (std::size_t k = 0; k < count; ++k) scan.visit_mask((block + k) * 64, masks[k]);
+  }
+  // The rest (< 64 + kAnchorLookahead bytes) is classified from a zero-padded copy; zero bytes
+  // are never anchors, so the padding stands for "end of text".
+  const std::size_t done = direct_blocks * 64;
+  if (done < n) {
+    std::uint8_t tail[2 * 64 + kAnchorLookahead] = {};
+    std::memcpy(tail, data + done, n - done);
+    const std::size_t count = (n - done + 63) / 64;
+    kernel.masks(tail, count, masks);
+    for (std::size_t k = 0; k < count; ++k) scan.visit_mask(done + k * 64, masks[k]);
+  }
+}
+
+void resolve_overlaps(std::vector<Candidate>& c) {
+  std::sort(c.begin(), c.end(), [](const Candidate& x, const Candidate& y) {
+    if (x.start != y.start) return x.start < y.start;
+    if (x.end != y.end) return x.end > y.end;
+    return x.category < y.category;
+  });
+  std::size_t kept = 0, last_end = 0;
+  for (const Candidate& x : c) {
+    if (kept > 0 && x.start < last_end) continue;
+    c[kept++] = x;
+    last_end = x.end;
+  }
+  c.resize(kept);
+}
+
+void find_spans(std::string_view text, const ScanConfig& config, const AnchorKernel& kernel,
+                std::vector<Candidate>& out) {
+  out.clear();
+  find_candidates(text, config, kernel, out);
+  if (out.size() > 1) resolve_overlaps(out);
+}
+
+}  // namespace luminamoon::data::pii_internal

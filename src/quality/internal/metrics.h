@@ -1,0 +1,148 @@
+// The QualityFilter's metrics, one function per preset; docs/quality.md defines each one and
+// fallbacks/quality.py computes the same values in the same order (to the bit).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "quality/internal/probe_table.h"
+#include "quality/internal/text.h"
+#include "quality/internal/words.h"
+
+namespace luminamoon::data::quality_internal {
+
+enum Metric : std::uint8_t {
+  kChars,
+  kWords,
+  kCharEntropy,
+  kNgramRepetition,
+  kSymbolRatio,
+  kCapitalizedWordRatio,
+  kGopherWords,
+  kGopherMeanWordLength,
+  kGopherHashRatio,
+  kGopherEllipsisRatio,
+  kGopherBulletLinesRatio,
+  kGopherEllipsisLinesRatio,
+  kGopherAlphaWordsRatio,
+  kGopherStopWords,
+  kGopherDupParaRatio,
+  kGopherDupParaCharRatio,
+  kGopherDupLineRatio,
+  kGopherDupLineCharRatio,
+  kGopherTop2gramCharRatio,
+  kGopherTop3gramCharRatio,
+  kGopherTop4gramCharRatio,
+  kGopherDup5gramCharRatio,
+  kGopherDup6gramCharRatio,
+  kGopherDup7gramCharRatio,
+  kGopherDup8gramCharRatio,
+  kGopherDup9gramCharRatio,
+  kGopherDup10gramCharRatio,
+  kC4Lines,
+  kC4KeptLines,
+  kC4Sentences,
+  kC4LoremIpsumLines,
+  kC4CurlyBracketLines,
+  kC4LinesTooLongWord,
+  kC4LinesNoTerminalPunct,
+  kC4LinesTooFewWords,
+  kC4LinesJavascript,
+  kC4LinesPolicy,
+  kFinewebLines,
+  kFinewebLinePunctRatio,
+  kFinewebShortLineRatio,
+  kFinewebDupLineCharRatio,
+  kFinewebNewlineWordRatio,
+  kMetricCount,
+};
+
+extern const std::array<std::string_view, kMetricCount> kMetricNames;
+using Metrics = std::array<double, kMetricCount>;
+
+// One document (valid UTF-8) and its word tokens, computed on first use. Reused across
+// documents by one thread so that its buffers are allocated once.
+class Document {
+ public:
+  void reset(std::string_view text);
+  std::string_view text() const { return text_; }
+  // datatrove's split_into_words: spaCy tokens without the whitespace ones.
+  const std::vector<std::string_view>& tokens();
+  // Tokens with a letter: the words of the core metrics.
+  const std::vector<std::string_view>& words();
+  // Whether the text is all ASCII (then code points are bytes), and len() of a piece of it.
+  bool ascii() {
+    if (ascii_ < 0) ascii_ = compute_ascii() ? 1 : 0;
+    return ascii_ == 1;
+  }
+  std::size_t chars(std::string_view piece) {
+    return ascii() ? piece.size() : count_code_points(piece);
+  }
+  // The hash table the metrics share (one pass at a time).
+  ProbeTable& table() { return table_; }
+
+ private:
+  bool compute_ascii() const;
+  std::string_view text_;
+  bool have_tokens_ = false;
+  bool have_words_ = false;
+  int ascii_ = -1;  // unknown
+  ProbeTable table_;
+  std::vector<Token> raw_;
+  std::vector<std::string_view> tokens_;
+  std::vector<std::string_view> words_;
+};
+
+// Called after each group of metrics is computed, with the group's last metric (metrics come in
+// the order of their preset's rules); returning true (a rule failed) stops the computation, the
+// way datatrove returns at the first failing rule. Null: compute every metric.
+using StopAfter = const std::function<bool(Metric)>*;
+
+void core_metrics(Document& doc, std::int64_t ngram_n, std::int64_t ngram_window, Metrics& out,
+                  StopAfter stop = nullptr);
+void gopher_quality_metrics(Document& doc, Metrics& out);
+void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop = nullptr);
+void fineweb_metrics(Document& doc, std::int64_t short_line_length, Metrics& out,
+                     StopAfter stop = nullptr);
+
+struct C4Options {
+  std::optional<std::int64_t> max_word_length;     // nullopt: no limit
+  std::optional<std::int64_t> min_words_per_line;  // nullopt: no minimum
+  bool terminal_punct = true;
+  bool remove_citations = true;
+  bool lorem_ipsum = true;
+  bool javascript = true;
+  bool curly_bracket = true;
+  bool policy = true;
+};
+
+// One pass of datatrove's C4QualityFilter over the lines, without its early exits.
+struct C4Pass {
+  enum class Drop : std::uint8_t { kNone, kLoremIpsum, kCurlyBracket };
+  std::size_t lines = 0;
+  std::size_t kept = 0;
+  std::size_t sentences = 0;
+  std::size_t lorem_ipsum = 0;
+  std::size_t curly_bracket = 0;
+  std::size_t too_long_word = 0;
+  std::size_t no_terminal_punct = 0;
+  std::size_t too_few_words = 0;
+  std::size_t javascript = 0;
+  std::size_t policy = 0;
+  Drop first_drop = Drop::kNone;  // the event datatrove stops at
+  std::vector<std::string> kept_lines;  // filled when asked for
+};
+
+void c4_pass(std::string_view text, const C4Options& options, bool count_sentences,
+             bool keep_lines, C4Pass& out, std::vector<Token>& scratch);
+void c4_metrics(const C4Pass& pass, Metrics& out);
+// "\n".join(kept_lines).strip()
+std::string join_kept_lines(const std::vector<std::string>& kept_lines);
+
+}  // namespace luminamoon::data::quality_internal

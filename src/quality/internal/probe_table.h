@@ -1,0 +1,94 @@
+// The hash table behind every "seen before?" question of the QualityFilter (duplicate lines and
+// paragraphs, n-grams, word interning): open addressing with linear probing over positions in
+// the caller's own arrays, so a slot is 8 bytes and nothing is copied.
+//
+// A slot is live when its stamp equals the table's, so starting over for the next pass or the
+// next document costs nothing. Hashes come from the callers; every one of them is seeded per
+// process (hash_seed()), so documents cannot be crafted to collide, and a hash match is always
+// confirmed by comparing the keys: answers never depend on the seed.
+#pragma once
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "luminamoon/data/common/error.h"
+#include "luminamoon/data/common/xxh3.h"
+
+namespace luminamoon::data::quality_internal {
+
+// A random seed drawn when the library is loaded (once per process).
+extern const std::uint64_t kHashSeed;
+inline std::uint64_t hash_seed() { return kHashSeed; }
+
+inline std::uint64_t hash_bytes(std::string_view s) {
+  return xxh3_64(s.data(), s.size(), hash_seed());
+}
+
+// murmur3's 64-bit finaliser, seeded.
+inline std::uint64_t mix64(std::uint64_t key) {
+  key ^= hash_seed();
+  key ^= key >> 33;
+  key *= 0xff51afd7ed558ccdULL;
+  key ^= key >> 33;
+  key *= 0xc4ceb9fe1a85ec53ULL;
+  key ^= key >> 33;
+  return key;
+}
+
+class ProbeTable {
+ public:
+  // Forgets every key and makes room for `items` of them.
+  void reset(std::size_t items) {
+    if (items > 0xFFFFFFFFu) {
+      throw InvalidArgument("QualityFilter: a document has more than 2^32 words or lines");
+    }
+    const std::size_t wanted = std::bit_ceil(std::max<std::size_t>(16, items * 2));
+    if (wanted > slots_.size()) {
+      slots_.assign(wanted, Slot{0, 0});
+      stamp_ = 0;
+    }
+    mask_ = slots_.size() - 1;
+    if (++stamp_ == (std::uint32_t{1} << 24)) {  // stamps exhausted: clear for real
+      for (Slot& slot : slots_) slot = Slot{0, 0};
+      stamp_ = 1;
+    }
+  }
+
+  // Frees the slots when a huge document left many (called between documents).
+  void trim() {
+    if (slots_.size() > (std::size_t{1} << 20)) {
+      slots_ = std::vector<Slot>();
+      mask_ = 0;
+      stamp_ = 0;
+    }
+  }
+
+  // The position stored under a key equal to the one at `position` (`same(stored)` decides,
+  // called only when the hashes' top bits agree), or `position` itself after storing it.
+  template <typename Same>
+  std::uint32_t find_or_insert(std::uint64_t hash, std::uint32_t position, Same&& same) {
+    const std::uint32_t tag = (stamp_ << 8) | static_cast<std::uint32_t>(hash >> 56);
+    for (std::size_t i = static_cast<std::size_t>(hash) & mask_;; i = (i + 1) & mask_) {
+      Slot& slot = slots_[i];
+      if ((slot.tag >> 8) != stamp_) {
+        slot = Slot{position, tag};
+        return position;
+      }
+      if (slot.tag == tag && same(slot.position)) return slot.position;
+    }
+  }
+
+ private:
+  struct Slot {
+    std::uint32_t position;
+    std::uint32_t tag;  // stamp << 8 | top 8 bits of the hash
+  };
+  std::vector<Slot> slots_;
+  std::size_t mask_ = 0;
+  std::uint32_t stamp_ = 0;
+};
+
+}  // namespace luminamoon::data::quality_internal

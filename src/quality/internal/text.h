@@ -1,0 +1,134 @@
+// UTF-8 and Python-string helpers of the QualityFilter. Every metric is defined on code points
+// with Python's str semantics (docs/quality.md); the document is first made valid UTF-8
+// (repair_utf8), after which these helpers work on its bytes: the separators and needles the
+// rules use are ASCII, which never occur inside a multi-byte sequence.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "quality/internal/tables.h"
+
+namespace luminamoon::data::quality_internal {
+
+inline bool is_continuation(unsigned char byte) { return (byte & 0xC0) == 0x80; }
+
+// The code point at text[i] of valid UTF-8; `length` receives its byte count.
+inline char32_t decode_at(std::string_view text, std::size_t i, std::size_t& length) {
+  const auto b0 = static_cast<unsigned char>(text[i]);
+  if (b0 < 0x80) {
+    length = 1;
+    return b0;
+  }
+  auto cont = [&](std::size_t k) { return static_cast<char32_t>(text[i + k]) & 0x3F; };
+  if (b0 < 0xE0) {
+    length = 2;
+    return (static_cast<char32_t>(b0 & 0x1F) << 6) | cont(1);
+  }
+  if (b0 < 0xF0) {
+    length = 3;
+    return (static_cast<char32_t>(b0 & 0x0F) << 12) | (cont(1) << 6) | cont(2);
+  }
+  length = 4;
+  return (static_cast<char32_t>(b0 & 0x07) << 18) | (cont(1) << 12) | (cont(2) << 6) | cont(3);
+}
+
+inline char32_t decode_at(std::string_view text, std::size_t i) {
+  std::size_t length = 0;
+  return decode_at(text, i, length);
+}
+
+// Start of the code point that ends at `end` (exclusive), end > 0.
+inline std::size_t previous_start(std::string_view text, std::size_t end) {
+  std::size_t i = end - 1;
+  while (i > 0 && is_continuation(static_cast<unsigned char>(text[i]))) --i;
+  return i;
+}
+
+inline char32_t decode_before(std::string_view text, std::size_t end) {
+  return decode_at(text, previous_start(text, end));
+}
+
+// len() of the Python str: the number of code points.
+std::size_t count_code_points(std::string_view text);
+
+bool is_valid_utf8(std::string_view text);
+
+// CPython's bytes.decode("utf-8", "replace"), re-encoded: every maximal subpart of an ill-formed
+// sequence becomes U+FFFD.
+std::string repair_utf8(std::string_view bytes);
+
+inline bool is_space(char32_t cp) {
+  if (cp < 0x80) return cp == ' ' || (cp >= 0x09 && cp <= 0x0D) || (cp >= 0x1C && cp <= 0x1F);
+  return (flags(cp) & kSpace) != 0;
+}
+
+// Python's str.strip() / lstrip() / rstrip() (str.isspace characters).
+std::string_view strip(std::string_view text);
+std::string_view lstrip(std::string_view text);
+std::string_view rstrip(std::string_view text);
+// Whether text.strip() == "".
+bool is_blank(std::string_view text);
+
+// Python's str.splitlines(): lines without their terminators (\n, \r, \r\n, \v, \f, \x1c,
+// \x1d, \x1e, U+0085, U+2028, U+2029); no final empty line after a terminator.
+template <typename F>
+void for_each_splitline(std::string_view text, F&& f) {
+  const std::size_t n = text.size();
+  std::size_t start = 0;
+  std::size_t i = 0;
+  while (i < n) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    std::size_t terminator = 0;
+    if (b == '\n' || b == 0x0B || b == 0x0C || b == 0x1C || b == 0x1D || b == 0x1E) {
+      terminator = 1;
+    } else if (b == '\r') {
+      terminator = (i + 1 < n && text[i + 1] == '\n') ? 2 : 1;
+    } else if (b == 0xC2 && i + 1 < n && static_cast<unsigned char>(text[i + 1]) == 0x85) {
+      terminator = 2;  // U+0085
+    } else if (b == 0xE2 && i + 2 < n && static_cast<unsigned char>(text[i + 1]) == 0x80 &&
+               (static_cast<unsigned char>(text[i + 2]) == 0xA8 ||
+                static_cast<unsigned char>(text[i + 2]) == 0xA9)) {
+      terminator = 3;  // U+2028, U+2029
+    }
+    if (terminator == 0) {
+      ++i;
+      continue;
+    }
+    f(text.substr(start, i - start));
+    i += terminator;
+    start = i;
+  }
+  if (start < n) f(text.substr(start));
+}
+
+// Whether the code point at text[i] is whitespace; `length` receives its byte count.
+inline bool space_at(std::string_view text, std::size_t i, std::size_t& length) {
+  const auto b = static_cast<unsigned char>(text[i]);
+  if (b < 0x80) {
+    length = 1;
+    return is_space(b);
+  }
+  return is_space(decode_at(text, i, length));
+}
+
+// Python's str.split() (no argument): the maximal runs of non-whitespace.
+template <typename F>
+void for_each_whitespace_word(std::string_view text, F&& f) {
+  const std::size_t n = text.size();
+  std::size_t i = 0;
+  std::size_t length = 0;
+  while (i < n) {
+    while (i < n && space_at(text, i, length)) i += length;
+    const std::size_t start = i;
+    while (i < n && !space_at(text, i, length)) i += length;
+    if (i > start) f(text.substr(start, i - start));
+  }
+}
+
+// str.count(needle): non-overlapping occurrences, left to right.
+std::size_t count_occurrences(std::string_view text, std::string_view needle);
+
+}  // namespace luminamoon::data::quality_internal

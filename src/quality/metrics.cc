@@ -1,0 +1,689 @@
+// Metric computations of the QualityFilter. The Gopher, C4 and FineWeb ones transcribe datatrove
+// 0.10.1's filters (Python string semantics over code points); the core ones are ours. Every
+// ratio is an integer division; the entropy is summed in ascending code point order.
+#include "quality/internal/metrics.h"
+
+#include <absl/container/flat_hash_map.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <random>
+#include <utility>
+
+#include "quality/internal/probe_table.h"
+#include "quality/internal/tables.h"
+#include "quality/internal/text.h"
+
+namespace luminamoon::data::quality_internal {
+
+const std::array<std::string_view, kMetricCount> kMetricNames = {
+    "chars",
+    "words",
+    "char_entropy",
+    "ngram_repetition",
+    "symbol_ratio",
+    "capitalized_word_ratio",
+    "gopher_words",
+    "gopher_mean_word_length",
+    "gopher_hash_ratio",
+    "gopher_ellipsis_ratio",
+    "gopher_bullet_lines_ratio",
+    "gopher_ellipsis_lines_ratio",
+    "gopher_alpha_words_ratio",
+    "gopher_stop_words",
+    "gopher_dup_para_ratio",
+    "gopher_dup_para_char_ratio",
+    "gopher_dup_line_ratio",
+    "gopher_dup_line_char_ratio",
+    "gopher_top_2gram_char_ratio",
+    "gopher_top_3gram_char_ratio",
+    "gopher_top_4gram_char_ratio",
+    "gopher_dup_5gram_char_ratio",
+    "gopher_dup_6gram_char_ratio",
+    "gopher_dup_7gram_char_ratio",
+    "gopher_dup_8gram_char_ratio",
+    "gopher_dup_9gram_char_ratio",
+    "gopher_dup_10gram_char_ratio",
+    "c4_lines",
+    "c4_kept_lines",
+    "c4_sentences",
+    "c4_lorem_ipsum_lines",
+    "c4_curly_bracket_lines",
+    "c4_lines_too_long_word",
+    "c4_lines_no_terminal_punct",
+    "c4_lines_too_few_words",
+    "c4_lines_javascript",
+    "c4_lines_policy",
+    "fineweb_lines",
+    "fineweb_line_punct_ratio",
+    "fineweb_short_line_ratio",
+    "fineweb_dup_line_char_ratio",
+    "fineweb_newline_word_ratio",
+};
+
+const std::uint64_t kHashSeed = [] {
+  std::random_device device;
+  return (std::uint64_t{device()} << 32) ^ device();
+}();
+
+namespace {
+
+// numerator / denominator, 0.0 when the denominator is 0 (docs/quality.md, "Bad input").
+double ratio(std::size_t numerator, std::size_t denominator) {
+  return denominator == 0 ? 0.0
+                          : static_cast<double>(numerator) / static_cast<double>(denominator);
+}
+
+bool has_letter(std::string_view token) {
+  for (std::size_t i = 0, length = 0; i < token.size(); i += length) {
+    const auto b = static_cast<unsigned char>(token[i]);
+    if (b < 0x80) {
+      length = 1;
+      if ((b | 0x20) >= 'a' && (b | 0x20) <= 'z') return true;
+      continue;
+    }
+    if (flags(decode_at(token, i, length)) & kAlpha) return true;
+  }
+  return false;
+}
+
+bool all_flag(std::string_view token, std::uint32_t flag) {
+  for (std::size_t i = 0, length = 0; i < token.size(); i += length) {
+    if (!(flags(decode_at(token, i, length)) & flag)) return false;
+  }
+  return true;
+}
+
+bool is_ascii(std::string_view text) {
+  for (const char c : text) {
+    if (static_cast<unsigned char>(c) >= 0x80) return false;
+  }
+  return true;
+}
+
+// A hash per word (equal words, equal hashes): n-grams are hashed from these and confirmed by
+// comparing the words themselves.
+void word_hashes(const std::vector<std::string_view>& words, std::vector<std::uint64_t>& out) {
+  out.resize(words.size());
+  for (std::size_t i = 0; i < words.size(); ++i) out[i] = hash_bytes(words[i]);
+}
+
+bool same_words(const std::vector<std::string_view>& words, std::size_t a, std::size_t b,
+                std::size_t n) {
+  for (std::size_t k = 0; k < n; ++k) {
+    if (words[a + k] != words[b + k]) return false;
+  }
+  return true;
+}
+
+// Hash of the n words whose hashes start at `hashes`.
+std::uint64_t ngram_hash(const std::uint64_t* hashes, std::size_t n) {
+  std::uint64_t h = n;
+  for (std::size_t k = 0; k < n; ++k) h = (h ^ hashes[k]) * 0x9E3779B97F4A7C15ULL;
+  return mix64(h);
+}
+
+// datatrove's find_duplicates over `items`: (repeated elements, their code points).
+std::pair<std::size_t, std::size_t> find_duplicates(ProbeTable& table,
+                                                    const std::vector<std::string_view>& items,
+                                                    bool ascii) {
+  table.reset(items.size());
+  std::size_t elements = 0;
+  std::size_t chars = 0;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const std::string_view item = items[i];
+    const std::uint32_t first = table.find_or_insert(
+        hash_bytes(item), static_cast<std::uint32_t>(i),
+        [&](std::uint32_t stored) { return items[stored] == item; });
+    if (first != i) {
+      ++elements;
+      chars += ascii ? item.size() : count_code_points(item);
+    }
+  }
+  return {elements, chars};
+}
+
+// Pieces of `text` between separators that are runs of at least `min_run` '\n' (re.split).
+void split_newline_runs(std::string_view text, std::size_t min_run,
+                        std::vector<std::string_view>& out) {
+  out.clear();
+  std::size_t start = 0;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (text[i] != '\n') {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < text.size() && text[j] == '\n') ++j;
+    if (j - i >= min_run) {
+      out.push_back(text.substr(start, i - start));
+      start = j;
+    }
+    i = j;
+  }
+  out.push_back(text.substr(start));
+}
+
+// Polynomial hashes modulo the Mersenne prime 2^61 - 1 with a per-process random base: the
+// hash of any run of whole words, however it is split into words, in O(1) from prefix sums.
+__extension__ using U128 = unsigned __int128;
+constexpr std::uint64_t kMersenne61 = (std::uint64_t{1} << 61) - 1;
+
+std::uint64_t mul_mod(std::uint64_t a, std::uint64_t b) {
+  const U128 r = static_cast<U128>(a) * b;
+  const std::uint64_t folded =
+      (static_cast<std::uint64_t>(r) & kMersenne61) + static_cast<std::uint64_t>(r >> 61);
+  return folded >= kMersenne61 ? folded - kMersenne61 : folded;
+}
+
+std::uint64_t hash_base() {
+  static const std::uint64_t base = (hash_seed() % (kMersenne61 - 1024)) + 257;
+  return base;
+}
+
+// B^k for k < kPowers from a table, then square-and-multiply.
+constexpr std::size_t kPowers = 512;
+std::uint64_t base_power(std::size_t k) {
+  static const std::vector<std::uint64_t> table = [] {
+    std::vector<std::uint64_t> t(kPowers, 1);
+    for (std::size_t i = 1; i < kPowers; ++i) t[i] = mul_mod(t[i - 1], hash_base());
+    return t;
+  }();
+  if (k < kPowers) return table[k];
+  std::uint64_t result = 1;
+  std::uint64_t b = hash_base();
+  for (; k != 0; k >>= 1) {
+    if (k & 1) result = mul_mod(result, b);
+    b = mul_mod(b, b);
+  }
+  return result;
+}
+
+// datatrove's find_all_duplicate for n = 5..10: n-grams joined with no separator (different
+// word splits of the same characters are the same n-gram), n words skipped after a repeat.
+void dup_ngram_char_ratios(ProbeTable& table, const std::vector<std::string_view>& words,
+                           const std::vector<std::size_t>& prefix_chars, std::size_t chars,
+                           Metrics& out, StopAfter stop) {
+  const std::size_t w = words.size();
+  std::string joined;
+  std::vector<std::size_t> offsets(w + 1, 0);
+  std::vector<std::uint64_t> prefix(w + 1, 0);  // Horner hash of the bytes before word i
+  const std::uint64_t base = hash_base();
+  std::uint64_t h = 0;
+  for (std::size_t i = 0; i < w; ++i) {
+    for (const char c : words[i]) {
+      h = mul_mod(h, base) + static_cast<unsigned char>(c) + 1u;
+      h = h >= kMersenne61 ? h - kMersenne61 : h;
+    }
+    joined.append(words[i]);
+    offsets[i + 1] = joined.size();
+    prefix[i + 1] = h;
+  }
+  const std::string_view all(joined);
+  for (std::size_t n = 5; n <= 10; ++n) {
+    std::size_t repeated = 0;
+    if (w >= n) {
+      table.reset(w - n + 1);
+      auto bytes_of = [&](std::size_t i) {
+        return all.substr(offsets[i], offsets[i + n] - offsets[i]);
+      };
+      std::size_t i = 0;
+      while (i + n <= w) {
+        // hash(bytes of words i..i+n) = prefix[i+n] - prefix[i] * B^(their length)
+        const std::uint64_t shifted = mul_mod(prefix[i], base_power(offsets[i + n] - offsets[i]));
+        const std::uint64_t hash = prefix[i + n] >= shifted
+                                       ? prefix[i + n] - shifted
+                                       : prefix[i + n] + kMersenne61 - shifted;
+        const std::string_view gram = bytes_of(i);
+        const std::uint32_t first =
+            table.find_or_insert(mix64(hash), static_cast<std::uint32_t>(i),
+                                 [&](std::uint32_t stored) { return bytes_of(stored) == gram; });
+        if (first != i) {
+          repeated += prefix_chars[i + n] - prefix_chars[i];
+          i += n;
+        } else {
+          ++i;
+        }
+      }
+    }
+    const auto metric = static_cast<Metric>(kGopherDup5gramCharRatio + (n - 5));
+    out[metric] = ratio(repeated, chars);
+    if (stop != nullptr && (*stop)(metric)) return;
+  }
+}
+
+}  // namespace
+
+void Document::reset(std::string_view text) {
+  text_ = text;
+  have_tokens_ = false;
+  have_words_ = false;
+  ascii_ = -1;
+  table_.trim();
+}
+
+bool Document::compute_ascii() const { return is_ascii(text_); }
+
+const std::vector<std::string_view>& Document::tokens() {
+  if (!have_tokens_) {
+    tokenize_document(text_, raw_);
+    tokens_.clear();
+    for (const Token& t : raw_) {
+      if (t.kind != TokenKind::kWhitespace) tokens_.push_back(text_.substr(t.begin, t.end - t.begin));
+    }
+    have_tokens_ = true;
+  }
+  return tokens_;
+}
+
+const std::vector<std::string_view>& Document::words() {
+  if (!have_words_) {
+    words_.clear();
+    for (const std::string_view t : tokens()) {
+      if (has_letter(t)) words_.push_back(t);
+    }
+    have_words_ = true;
+  }
+  return words_;
+}
+
+// -- core -----------------------------------------------------------------------------------
+
+namespace {
+
+double char_entropy(std::string_view text) {
+  std::array<std::uint64_t, 128> ascii{};
+  absl::flat_hash_map<char32_t, std::uint64_t> other;
+  std::size_t n = 0;
+  for (std::size_t i = 0, length = 0; i < text.size(); i += length) {
+    const char32_t cp = decode_at(text, i, length);
+    ++n;
+    if (cp < 128) {
+      ++ascii[cp];
+    } else {
+      ++other[cp];
+    }
+  }
+  if (n == 0) return 0.0;
+  std::vector<std::pair<char32_t, std::uint64_t>> counts(other.begin(), other.end());
+  std::sort(counts.begin(), counts.end());
+  double total = 0.0;  // sum of c * log2(c), ascending code points (ASCII first)
+  for (const std::uint64_t c : ascii) {
+    if (c == 0) continue;
+    const auto x = static_cast<double>(c);
+    total += x * std::log2(x);
+  }
+  for (const auto& [cp, c] : counts) {
+    const auto x = static_cast<double>(c);
+    total += x * std::log2(x);
+  }
+  const auto nd = static_cast<double>(n);
+  return std::max(0.0, std::log2(nd) - total / nd);
+}
+
+double ngram_repetition(ProbeTable& table, const std::vector<std::string_view>& words,
+                        std::int64_t n_signed, std::int64_t window) {
+  const auto n = static_cast<std::size_t>(n_signed);
+  std::vector<std::uint64_t> ids;  // word hashes: equal words, equal hashes
+  word_hashes(words, ids);
+  const std::size_t total = ids.size();
+  const std::size_t step =
+      window > 0 ? static_cast<std::size_t>(window) : std::max<std::size_t>(1, total);
+  std::size_t grams = 0;
+  std::size_t repeats = 0;
+  for (std::size_t start = 0; start < total; start += step) {
+    const std::size_t block = std::min(step, total - start);
+    if (block < n) continue;
+    const std::size_t count = block - n + 1;
+    table.reset(count);
+    for (std::size_t i = start; i < start + count; ++i) {
+      const std::uint32_t first = table.find_or_insert(
+          ngram_hash(ids.data() + i, n), static_cast<std::uint32_t>(i),
+          [&](std::uint32_t stored) { return same_words(words, i, stored, n); });
+      if (first != i) ++repeats;
+    }
+    grams += count;
+  }
+  return ratio(repeats, grams);
+}
+
+}  // namespace
+
+void core_metrics(Document& doc, std::int64_t ngram_n, std::int64_t ngram_window, Metrics& out,
+                  StopAfter stop) {
+  auto stop_after = [&](Metric last) { return stop != nullptr && (*stop)(last); };
+  const std::string_view text = doc.text();
+  const std::vector<std::string_view>& words = doc.words();
+  out[kWords] = static_cast<double>(words.size());
+  if (stop_after(kWords)) return;
+  out[kCharEntropy] = char_entropy(text);
+  if (stop_after(kCharEntropy)) return;
+  out[kNgramRepetition] = ngram_repetition(doc.table(), words, ngram_n, ngram_window);
+  if (stop_after(kNgramRepetition)) return;
+  std::size_t chars = 0;
+  std::size_t visible = 0;
+  std::size_t symbols = 0;
+  for (std::size_t i = 0, length = 0; i < text.size(); i += length) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    if (b < 0x80) {  // ASCII: space, letter or symbol without the table
+      length = 1;
+      ++chars;
+      if (b == ' ' || (b >= 0x09 && b <= 0x0D) || (b >= 0x1C && b <= 0x1F)) continue;
+      ++visible;
+      if ((b | 0x20) < 'a' || (b | 0x20) > 'z') ++symbols;
+      continue;
+    }
+    const std::uint32_t f = flags(decode_at(text, i, length));
+    ++chars;
+    if (f & kSpace) continue;
+    ++visible;
+    if (!(f & (kAlpha | kMark))) ++symbols;
+  }
+  std::size_t cased = 0;
+  std::size_t capitalized = 0;
+  for (const std::string_view w : words) {
+    const std::uint32_t f = flags(decode_at(w, 0));
+    if (f & kUpper) {
+      ++cased;
+      ++capitalized;
+    } else if (f & kLower) {
+      ++cased;
+    }
+  }
+  out[kChars] = static_cast<double>(chars);
+  out[kSymbolRatio] = ratio(symbols, visible);
+  out[kCapitalizedWordRatio] = ratio(capitalized, cased);
+}
+
+// -- Gopher quality -------------------------------------------------------------------------
+
+void gopher_quality_metrics(Document& doc, Metrics& out) {
+  static constexpr std::array<std::string_view, 8> kStopWords = {"the",  "be",   "to",   "of",
+                                                                 "and",  "that", "have", "with"};
+  const std::string_view text = doc.text();
+  const std::vector<std::string_view>& tokens = doc.tokens();
+  std::size_t non_symbol = 0;
+  std::size_t non_symbol_chars = 0;
+  std::size_t alpha = 0;
+  unsigned stop_mask = 0;
+  for (const std::string_view t : tokens) {
+    if (!all_flag(t, kDtPunct)) {
+      ++non_symbol;
+      non_symbol_chars += doc.chars(t);
+    }
+    if (has_letter(t)) ++alpha;
+    if (t.size() >= 2 && t.size() <= 4) {
+      for (std::size_t k = 0; k < kStopWords.size(); ++k) {
+        if (t[0] == kStopWords[k][0] && t == kStopWords[k]) stop_mask |= 1u << k;
+      }
+    }
+  }
+  std::size_t lines = 0;
+  std::size_t bullets = 0;
+  std::size_t ellipsis_lines = 0;
+  for_each_splitline(text, [&](std::string_view line) {
+    ++lines;
+    const std::string_view left = lstrip(line);
+    if (left.starts_with("\u2022") || left.starts_with("-")) ++bullets;
+    const std::string_view right = rstrip(line);
+    if (right.ends_with("...") || right.ends_with("\u2026")) ++ellipsis_lines;
+  });
+  const std::size_t n_words = tokens.size();
+  out[kGopherWords] = static_cast<double>(non_symbol);
+  out[kGopherMeanWordLength] = ratio(non_symbol_chars, non_symbol);
+  out[kGopherHashRatio] = ratio(count_occurrences(text, "#"), n_words);
+  out[kGopherEllipsisRatio] =
+      ratio(count_occurrences(text, "...") + count_occurrences(text, "\u2026"), n_words);
+  out[kGopherBulletLinesRatio] = ratio(bullets, lines);
+  out[kGopherEllipsisLinesRatio] = ratio(ellipsis_lines, lines);
+  out[kGopherAlphaWordsRatio] = ratio(alpha, n_words);
+  out[kGopherStopWords] = static_cast<double>(std::popcount(stop_mask));
+}
+
+// -- Gopher repetition ----------------------------------------------------------------------
+
+void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
+  auto stop_after = [&](Metric last) { return stop != nullptr && (*stop)(last); };
+  const std::string_view text = doc.text();
+  const std::size_t chars = doc.chars(text);
+  ProbeTable& table = doc.table();
+  const bool ascii = doc.ascii();
+  out[kChars] = static_cast<double>(chars);
+  if (stop_after(kChars)) return;
+
+  std::vector<std::string_view> pieces;
+  split_newline_runs(strip(text), 2, pieces);
+  const auto [para_dups, para_chars] = find_duplicates(table, pieces, ascii);
+  out[kGopherDupParaRatio] = ratio(para_dups, pieces.size());
+  out[kGopherDupParaCharRatio] = ratio(para_chars, chars);
+  if (stop_after(kGopherDupParaCharRatio)) return;
+  split_newline_runs(text, 1, pieces);
+  const auto [line_dups, line_chars] = find_duplicates(table, pieces, ascii);
+  out[kGopherDupLineRatio] = ratio(line_dups, pieces.size());
+  out[kGopherDupLineCharRatio] = ratio(line_chars, chars);
+  if (stop_after(kGopherDupLineCharRatio)) return;
+
+  const std::vector<std::string_view>& words = doc.tokens();
+  const std::size_t w = words.size();
+  std::vector<std::size_t> prefix_chars(w + 1, 0);  // code points of words[0, i)
+  for (std::size_t i = 0; i < w; ++i) prefix_chars[i + 1] = prefix_chars[i] + doc.chars(words[i]);
+
+  // Top n-grams (joined with ' '): the most frequent one, ties to the one seen first (as
+  // Counter.most_common(1) over insertion order).
+  std::vector<std::uint64_t> ids;  // word hashes
+  word_hashes(words, ids);
+  std::vector<std::uint32_t> counts;
+  // partial[i]: the unmixed hash of the n-gram at i, extended by one word for every n.
+  std::vector<std::uint64_t> partial(w, 0);
+  for (std::size_t i = 0; i < w; ++i) partial[i] = ids[i] * 0x9E3779B97F4A7C15ULL;
+  for (std::size_t n = 2; n <= 4; ++n) {
+    std::size_t top = 0;
+    if (w >= n) {
+      for (std::size_t i = 0; i + n <= w; ++i) {
+        partial[i] = (partial[i] ^ ids[i + n - 1]) * 0x9E3779B97F4A7C15ULL;
+      }
+      table.reset(w - n + 1);
+      counts.assign(w - n + 1, 0);
+      std::size_t best_count = 0;
+      std::size_t best_first = 0;
+      for (std::size_t i = 0; i + n <= w; ++i) {
+        const std::uint32_t first = table.find_or_insert(
+            mix64(partial[i]), static_cast<std::uint32_t>(i),
+            [&](std::uint32_t stored) { return same_words(words, i, stored, n); });
+        const std::size_t c = ++counts[first];
+        if (c > best_count || (c == best_count && first < best_first)) {
+          best_count = c;
+          best_first = first;
+        }
+      }
+      top = (prefix_chars[best_first + n] - prefix_chars[best_first] + n - 1) * best_count;
+    }
+    const auto metric = static_cast<Metric>(kGopherTop2gramCharRatio + (n - 2));
+    out[metric] = ratio(top, chars);
+    if (stop_after(metric)) return;
+  }
+
+  dup_ngram_char_ratios(table, words, prefix_chars, chars, out, stop);
+}
+
+// -- FineWeb --------------------------------------------------------------------------------
+
+void fineweb_metrics(Document& doc, std::int64_t short_line_length, Metrics& out,
+                     StopAfter stop) {
+  const std::string_view text = doc.text();
+  std::vector<std::string_view> lines;
+  std::size_t punct = 0;
+  std::size_t short_lines = 0;
+  std::size_t newlines = 0;
+  auto visit = [&](std::string_view line) {
+    if (is_blank(line)) return;
+    lines.push_back(line);
+    if (flags(decode_before(line, line.size())) & kDtTerminal) ++punct;
+    if (short_line_length >= 0 && doc.chars(line) <= static_cast<std::size_t>(short_line_length)) {
+      ++short_lines;
+    }
+  };
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\n') continue;
+    ++newlines;
+    visit(text.substr(start, i - start));
+    start = i + 1;
+  }
+  visit(text.substr(start));
+  const std::size_t dup_chars = find_duplicates(doc.table(), lines, doc.ascii()).second;
+  out[kFinewebLines] = static_cast<double>(lines.size());
+  out[kFinewebLinePunctRatio] = ratio(punct, lines.size());
+  out[kFinewebShortLineRatio] = ratio(short_lines, lines.size());
+  out[kFinewebDupLineCharRatio] = ratio(dup_chars, doc.chars(text) - newlines);
+  if (stop != nullptr && (*stop)(kFinewebDupLineCharRatio)) return;
+  out[kFinewebNewlineWordRatio] = ratio(newlines, doc.tokens().size());
+}
+
+// -- C4 -------------------------------------------------------------------------------------
+
+namespace {
+
+// re.sub(r"\[\d*]|\[edit]|\[citation needed]", "", line)
+std::string remove_citations(std::string_view line) {
+  std::string out;
+  out.reserve(line.size());
+  std::size_t i = 0;
+  while (i < line.size()) {
+    if (line[i] != '[') {
+      out.push_back(line[i++]);
+      continue;
+    }
+    std::size_t j = i + 1;
+    std::size_t length = 0;
+    while (j < line.size() && (flags(decode_at(line, j, length)) & kReDigit)) j += length;
+    if (j < line.size() && line[j] == ']') {
+      i = j + 1;
+    } else if (line.substr(i).starts_with("[edit]")) {
+      i += 6;
+    } else if (line.substr(i).starts_with("[citation needed]")) {
+      i += 17;
+    } else {
+      out.push_back(line[i++]);
+    }
+  }
+  return out;
+}
+
+// line.lower() projected onto ASCII: every needle is ASCII, and the only code points outside
+// ASCII whose lowercase has an ASCII character are U+212A KELVIN SIGN ('k') and U+0130 ('i' +
+// U+0307, which can neither end a needle nor be followed by its next character).
+void ascii_lower(std::string_view line, std::string& out) {
+  out.clear();
+  for (std::size_t i = 0, length = 0; i < line.size(); i += length) {
+    const char32_t cp = decode_at(line, i, length);
+    if (cp < 0x80) {
+      out.push_back(cp >= U'A' && cp <= U'Z' ? static_cast<char>(cp - U'A' + U'a')
+                                             : static_cast<char>(cp));
+    } else {
+      out.push_back(cp == 0x212A ? 'k' : '\x80');
+    }
+  }
+}
+
+bool contains_any(std::string_view haystack, std::initializer_list<std::string_view> needles) {
+  for (const std::string_view needle : needles) {
+    if (haystack.find(needle) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void c4_pass(std::string_view text, const C4Options& options, bool count_sentences_on,
+             bool keep_lines, C4Pass& out, std::vector<Token>& scratch) {
+  out = C4Pass{};
+  std::string cited;    // buffers reused from line to line
+  std::string lowered;
+  for_each_splitline(text, [&](std::string_view raw) {
+    ++out.lines;
+    std::string_view line = strip(raw);
+    std::size_t words = 0;
+    bool too_long = false;
+    for_each_whitespace_word(line, [&](std::string_view word) {
+      ++words;
+      // Bytes bound code points from above: count only words that might be too long.
+      if (options.max_word_length &&
+          static_cast<std::int64_t>(word.size()) > *options.max_word_length &&
+          static_cast<std::int64_t>(count_code_points(word)) > *options.max_word_length) {
+        too_long = true;
+      }
+    });
+    if (too_long) {
+      ++out.too_long_word;
+      return;
+    }
+    if (options.remove_citations && line.find('[') != std::string_view::npos) {
+      cited = remove_citations(line);
+      line = cited;
+    }
+    if (options.terminal_punct) {
+      const bool ends = line.ends_with('.') || line.ends_with('?') || line.ends_with('!') ||
+                        line.ends_with('"') || line.ends_with('\'');
+      if (!ends || line.ends_with("...")) {
+        ++out.no_terminal_punct;
+        return;
+      }
+    }
+    if (options.min_words_per_line &&
+        static_cast<std::int64_t>(words) < *options.min_words_per_line) {
+      ++out.too_few_words;
+      return;
+    }
+    if (options.lorem_ipsum || options.javascript || options.policy) ascii_lower(line, lowered);
+    if (options.lorem_ipsum && lowered.find("lorem ipsum") != std::string::npos) {
+      ++out.lorem_ipsum;
+      if (out.first_drop == C4Pass::Drop::kNone) out.first_drop = C4Pass::Drop::kLoremIpsum;
+      return;
+    }
+    if (options.javascript && lowered.find("javascript") != std::string::npos) {
+      ++out.javascript;
+      return;
+    }
+    if (options.curly_bracket && line.find('{') != std::string_view::npos) {
+      ++out.curly_bracket;
+      if (out.first_drop == C4Pass::Drop::kNone) out.first_drop = C4Pass::Drop::kCurlyBracket;
+      return;
+    }
+    if (options.policy &&
+        contains_any(lowered, {"terms of use", "privacy policy", "cookie policy", "uses cookies",
+                               "use of cookies", "use cookies"})) {
+      ++out.policy;
+      return;
+    }
+    if (count_sentences_on) out.sentences += count_sentences(line, scratch);
+    ++out.kept;
+    if (keep_lines) out.kept_lines.emplace_back(line);
+  });
+}
+
+void c4_metrics(const C4Pass& pass, Metrics& out) {
+  out[kC4Lines] = static_cast<double>(pass.lines);
+  out[kC4KeptLines] = static_cast<double>(pass.kept);
+  out[kC4Sentences] = static_cast<double>(pass.sentences);
+  out[kC4LoremIpsumLines] = static_cast<double>(pass.lorem_ipsum);
+  out[kC4CurlyBracketLines] = static_cast<double>(pass.curly_bracket);
+  out[kC4LinesTooLongWord] = static_cast<double>(pass.too_long_word);
+  out[kC4LinesNoTerminalPunct] = static_cast<double>(pass.no_terminal_punct);
+  out[kC4LinesTooFewWords] = static_cast<double>(pass.too_few_words);
+  out[kC4LinesJavascript] = static_cast<double>(pass.javascript);
+  out[kC4LinesPolicy] = static_cast<double>(pass.policy);
+}
+
+std::string join_kept_lines(const std::vector<std::string>& kept_lines) {
+  std::string joined;
+  for (std::size_t i = 0; i < kept_lines.size(); ++i) {
+    if (i != 0) joined.push_back('\n');
+    joined.append(kept_lines[i]);
+  }
+  return std::string(strip(joined));
+}
+
+}  // namespace luminamoon::data::quality_internal

@@ -1,0 +1,597 @@
+// QualityFilter: presets and their settings, rule evaluation in preset order, and the
+// multi-threaded batch path. The preset table mirrors _PRESETS in fallbacks/quality.py.
+#include "luminamoon/data/quality/quality_filter.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <thread>
+
+#include "luminamoon/data/common/error.h"
+#include "luminamoon/data/common/suggest.h"
+#include "quality/internal/metrics.h"
+#include "quality/internal/text.h"
+
+namespace luminamoon::data {
+namespace {
+
+using namespace quality_internal;
+
+enum class Preset : std::uint8_t { kDefault, kGopherQuality, kGopherRepetition, kC4, kC4Lines, kFineWeb };
+constexpr std::array<std::string_view, 6> kPresetNames = {
+    "default", "gopher_quality", "gopher_repetition", "c4", "c4_lines", "fineweb"};
+
+// kRatio: a float threshold; kCount: an int threshold; kFlag: a bool rule switch (or option);
+// kParam: an int parameter. A rule rejects when `metric comparison threshold`.
+enum class Kind : std::uint8_t { kRatio, kCount, kFlag, kParam };
+constexpr std::uint8_t kNoMetric = kMetricCount;
+
+struct Spec {
+  std::string_view name;
+  Preset preset;  // c4 settings are shared by c4 and c4_lines
+  Kind kind;
+  QualitySetting default_value;
+  std::uint8_t metric;
+  char comparison;
+};
+
+const std::vector<Spec>& specs() {
+  static const std::vector<Spec> table = [] {
+    using P = Preset;
+    using K = Kind;
+    auto i = [](std::int64_t v) { return QualitySetting(v); };
+    auto d = [](double v) { return QualitySetting(v); };
+    auto b = [](bool v) { return QualitySetting(v); };
+    std::vector<Spec> t = {
+        {"min_words", P::kDefault, K::kCount, i(10), kWords, '<'},
+        {"min_char_entropy", P::kDefault, K::kRatio, d(3.5), kCharEntropy, '<'},
+        {"max_char_entropy", P::kDefault, K::kRatio, d(5.5), kCharEntropy, '>'},
+        {"max_ngram_repetition", P::kDefault, K::kRatio, d(0.4), kNgramRepetition, '>'},
+        {"max_symbol_ratio", P::kDefault, K::kRatio, d(0.3), kSymbolRatio, '>'},
+        {"max_capitalized_word_ratio", P::kDefault, K::kRatio, d(0.5), kCapitalizedWordRatio, '>'},
+        {"ngram_n", P::kDefault, K::kParam, i(2), kNoMetric, 0},
+        {"ngram_window", P::kDefault, K::kParam, i(1000), kNoMetric, 0},
+
+        {"gopher_min_words", P::kGopherQuality, K::kCount, i(50), kGopherWords, '<'},
+        {"gopher_max_words", P::kGopherQuality, K::kCount, i(100000), kGopherWords, '>'},
+        {"gopher_min_mean_word_length", P::kGopherQuality, K::kRatio, d(3.0),
+         kGopherMeanWordLength, '<'},
+        {"gopher_max_mean_word_length", P::kGopherQuality, K::kRatio, d(10.0),
+         kGopherMeanWordLength, '>'},
+        {"gopher_max_hash_ratio", P::kGopherQuality, K::kRatio, d(0.1), kGopherHashRatio, '>'},
+        {"gopher_max_ellipsis_ratio", P::kGopherQuality, K::kRatio, d(0.1), kGopherEllipsisRatio,
+         '>'},
+        {"gopher_max_bullet_lines_ratio", P::kGopherQuality, K::kRatio, d(0.9),
+         kGopherBulletLinesRatio, '>'},
+        {"gopher_max_ellipsis_lines_ratio", P::kGopherQuality, K::kRatio, d(0.3),
+         kGopherEllipsisLinesRatio, '>'},
+        {"gopher_min_alpha_words_ratio", P::kGopherQuality, K::kRatio, d(0.8),
+         kGopherAlphaWordsRatio, '<'},
+        {"gopher_min_stop_words", P::kGopherQuality, K::kCount, i(2), kGopherStopWords, '<'},
+
+        {"gopher_min_chars", P::kGopherRepetition, K::kCount, i(1), kChars, '<'},
+        {"gopher_max_dup_para_ratio", P::kGopherRepetition, K::kRatio, d(0.3),
+         kGopherDupParaRatio, '>'},
+        {"gopher_max_dup_para_char_ratio", P::kGopherRepetition, K::kRatio, d(0.2),
+         kGopherDupParaCharRatio, '>'},
+        {"gopher_max_dup_line_ratio", P::kGopherRepetition, K::kRatio, d(0.3),
+         kGopherDupLineRatio, '>'},
+        {"gopher_max_dup_line_char_ratio", P::kGopherRepetition, K::kRatio, d(0.2),
+         kGopherDupLineCharRatio, '>'},
+        {"gopher_max_top_2gram_char_ratio", P::kGopherRepetition, K::kRatio, d(0.20),
+         kGopherTop2gramCharRatio, '>'},
+        {"gopher_max_top_3gram_char_ratio", P::kGopherRepetition, K::kRatio, d(0.18),
+         kGopherTop3gramCharRatio, '>'},
+        {"gopher_max_top_4gram_char_ratio", P::kGopherRepetition, K::kRatio, d(0.16),
+         kGopherTop4gramCharRatio, '>'},
+        {"gopher_max_dup_5gram_char_ratio", P::kGopherRepetition, K::kRatio, d(0.15),
+         kGopherDup5gramCharRatio, '>'},
+        {"gopher_max_dup_6gram_char_ratio", P::kGopherRepetition, K::kRatio, d(0.14),
+         kGopherDup6gramCharRatio, '>'},
+        {"gopher_max_dup_7gram_char_ratio", P::kGopherRepetition, K::kRatio, d(0.13),
+         kGopherDup7gramCharRatio, '>'},
+        {"gopher_max_dup_8gram_char_ratio", P::kGopherRepetition, K::kRatio, d(0.12),
+         kGopherDup8gramCharRatio, '>'},
+        {"gopher_max_dup_9gram_char_ratio", P::kGopherRepetition, K::kRatio, d(0.11),
+         kGopherDup9gramCharRatio, '>'},
+        {"gopher_max_dup_10gram_char_ratio", P::kGopherRepetition, K::kRatio, d(0.10),
+         kGopherDup10gramCharRatio, '>'},
+
+        {"c4_lorem_ipsum", P::kC4, K::kFlag, b(true), kC4LoremIpsumLines, '>'},
+        {"c4_curly_bracket", P::kC4, K::kFlag, b(true), kC4CurlyBracketLines, '>'},
+        {"c4_min_sentences", P::kC4, K::kCount, i(5), kC4Sentences, '<'},
+        {"c4_max_word_length", P::kC4, K::kParam, i(1000), kNoMetric, 0},
+        {"c4_min_words_per_line", P::kC4, K::kParam, i(3), kNoMetric, 0},
+        {"c4_terminal_punct", P::kC4, K::kFlag, b(true), kNoMetric, 0},
+        {"c4_remove_citations", P::kC4, K::kFlag, b(true), kNoMetric, 0},
+        {"c4_javascript", P::kC4, K::kFlag, b(true), kNoMetric, 0},
+        {"c4_policy", P::kC4, K::kFlag, b(true), kNoMetric, 0},
+
+        {"fineweb_min_lines", P::kFineWeb, K::kCount, i(1), kFinewebLines, '<'},
+        {"fineweb_min_line_punct_ratio", P::kFineWeb, K::kRatio, d(0.12), kFinewebLinePunctRatio,
+         '<'},
+        {"fineweb_max_short_line_ratio", P::kFineWeb, K::kRatio, d(0.67), kFinewebShortLineRatio,
+         '>'},
+        {"fineweb_max_dup_line_char_ratio", P::kFineWeb, K::kRatio, d(0.01),
+         kFinewebDupLineCharRatio, '>'},
+        {"fineweb_max_newline_word_ratio", P::kFineWeb, K::kRatio, d(0.3),
+         kFinewebNewlineWordRatio, '>'},
+        {"fineweb_short_line_length", P::kFineWeb, K::kParam, i(30), kNoMetric, 0},
+        {"fineweb_line_punct_exclude_zero", P::kFineWeb, K::kFlag, b(false), kNoMetric, 0},
+    };
+    return t;
+  }();
+  return table;
+}
+
+// Message text by appending (GCC 12 at -O3 reports a false -Wrestrict on chains of
+// std::string operator+).
+std::string concat(std::initializer_list<std::string_view> parts) {
+  std::string out;
+  for (const std::string_view part : parts) out.append(part);
+  return out;
+}
+
+std::size_t spec_index(std::string_view name) {
+  const std::vector<Spec>& t = specs();
+  for (std::size_t k = 0; k < t.size(); ++k) {
+    if (t[k].name == name) return k;
+  }
+  return t.size();
+}
+
+Preset owner(Preset p) { return p == Preset::kC4Lines ? Preset::kC4 : p; }
+
+constexpr std::int64_t kIntLimit = std::int64_t{1} << 53;  // exact as a double
+
+std::string repr(const QualitySetting& value) {
+  struct Visitor {
+    std::string operator()(std::monostate) const { return "None"; }
+    std::string operator()(bool v) const { return v ? "True" : "False"; }
+    std::string operator()(std::int64_t v) const { return std::to_string(v); }
+    std::string operator()(double v) const {
+      if (std::isnan(v)) return "nan";
+      if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+      char buffer[32];
+      std::snprintf(buffer, sizeof buffer, "%.17g", v);
+      return buffer;
+    }
+    std::string operator()(const std::string& v) const { return v; }
+  };
+  return std::visit(Visitor{}, value);
+}
+
+// Validates `value` for `spec`; returns the stored form (ratios as double).
+QualitySetting check_setting(const Spec& spec, const QualitySetting& value) {
+  const std::string where = concat({"QualityFilter: ", spec.name});
+  if (spec.kind == Kind::kFlag) {
+    if (!std::holds_alternative<bool>(value)) {
+      throw InvalidArgument(concat({where, " must be True or False, got ", repr(value)}));
+    }
+    return value;
+  }
+  if (std::holds_alternative<std::monostate>(value)) {
+    const bool nullable = spec.name == "c4_max_word_length" || spec.name == "c4_min_words_per_line";
+    if (spec.kind == Kind::kParam && !nullable) {
+      throw InvalidArgument(concat({where, " cannot be None (it is a parameter, not a rule)"}));
+    }
+    return value;
+  }
+  if (spec.kind == Kind::kRatio) {
+    double v = 0;
+    if (const auto* x = std::get_if<double>(&value)) {
+      v = *x;
+    } else if (const auto* n = std::get_if<std::int64_t>(&value)) {
+      v = static_cast<double>(*n);
+    } else {
+      throw InvalidArgument(concat({where, " must be a number or None, got ", repr(value)}));
+    }
+    if (!std::isfinite(v)) {
+      throw InvalidArgument(concat({where, " must be finite, got ", repr(value)}));
+    }
+    return QualitySetting(v);
+  }
+  const auto* n = std::get_if<std::int64_t>(&value);
+  if (n == nullptr) {
+    throw InvalidArgument(concat({where, " must be an int or None, got ", repr(value)}));
+  }
+  const std::int64_t low = spec.name == "ngram_n" ? 1 : spec.kind == Kind::kParam ? 0 : -kIntLimit;
+  if (*n < low || *n > kIntLimit) {
+    throw InvalidArgument(
+        concat({where, " must be in [", std::to_string(low), ", 2**53], got ", repr(value)}));
+  }
+  return value;
+}
+
+[[noreturn]] void throw_unknown(std::string_view kind, std::string_view name,
+                                std::span<const std::string_view> known) {
+  const std::string message = concat({"QualityFilter: unknown ", kind, " '", name, "'"});
+  if (const std::optional<std::string> best = did_you_mean(name, known)) {
+    throw ConfigError(concat({message, "; did you mean '", *best, "'?"}));
+  }
+  std::string valid;
+  for (const std::string_view k : known) valid.append(concat({valid.empty() ? "" : ", ", k}));
+  throw ConfigError(concat({message, "; valid ", kind, "s: ", valid}));
+}
+
+unsigned resolve_threads(unsigned threads) {
+  if (threads != 0) return threads;
+  const unsigned hw = std::thread::hardware_concurrency();
+  return hw == 0 ? 1 : hw;
+}
+
+// Documents per unit of work handed to a worker; quality metrics cost ~10-100 us per document,
+// so small units balance well without contention on the counter.
+constexpr std::size_t kBatchUnit = 16;
+
+}  // namespace
+
+struct QualityFilter::Impl {
+  std::vector<Preset> presets;
+  std::vector<std::string_view> preset_names;
+  std::vector<QualitySetting> settings;  // by spec index
+  QualityFilterOptions options;
+  C4Options c4;
+  // Settings read for every document, resolved once.
+  std::int64_t ngram_n = 2;
+  std::int64_t ngram_window = 0;
+  std::int64_t short_line_length = 0;
+  bool count_c4_sentences = true;
+  bool exclude_zero_punct = false;
+
+  const QualitySetting& setting(std::string_view name) const { return settings[spec_index(name)]; }
+  std::int64_t int_setting(std::string_view name) const {
+    return std::get<std::int64_t>(setting(name));
+  }
+  bool flag(std::string_view name) const { return std::get<bool>(setting(name)); }
+
+  // Per-thread state: the document and its buffers.
+  struct Scratch {
+    Document doc;
+    Metrics metrics{};
+    C4Pass c4;
+    std::vector<Token> tokens;
+    std::string repaired;
+    std::string rewritten;  // text after c4_lines, when later presets read it
+  };
+
+  // The rules that are on, per preset (c4 and c4_lines share theirs), in rule order.
+  struct ActiveRule {
+    std::size_t spec;
+    double threshold;  // flags: 0 (the rule fails when its metric counts any line)
+  };
+  std::array<std::vector<ActiveRule>, kPresetNames.size()> active;
+
+  const std::vector<ActiveRule>& rules_of(Preset preset) const {
+    return active[static_cast<std::size_t>(owner(preset))];
+  }
+
+  std::optional<QualityRejection> check_rule(const ActiveRule& rule, const Metrics& values) const {
+    const Spec& spec = specs()[rule.spec];
+    const double value = values[spec.metric];
+    bool failed = spec.comparison == '<' ? value < rule.threshold : value > rule.threshold;
+    if (failed && exclude_zero_punct && value == 0 && spec.name == "fineweb_min_line_punct_ratio") {
+      failed = false;
+    }
+    if (!failed) return std::nullopt;
+    return QualityRejection{spec.name, kMetricNames[spec.metric], value, rule.threshold,
+                            spec.comparison};
+  }
+
+  // Checks the rules from `next` on whose metric comes no later than `last`.
+  std::optional<QualityRejection> check_up_to(const std::vector<ActiveRule>& rules,
+                                              std::size_t& next, const Metrics& values,
+                                              std::size_t last) const {
+    for (; next < rules.size() && specs()[rules[next].spec].metric <= last; ++next) {
+      if (auto rejection = check_rule(rules[next], values)) return rejection;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<QualityRejection> check_named(Preset preset, std::string_view name,
+                                              const Metrics& values) const {
+    for (const ActiveRule& rule : rules_of(preset)) {
+      if (specs()[rule.spec].name == name) return check_rule(rule, values);
+    }
+    return std::nullopt;  // switched off
+  }
+
+  // The first failing rule, or nullopt; with c4_lines, `kept_text` receives the final text.
+  std::optional<QualityRejection> evaluate(std::string_view raw, Scratch& s,
+                                           std::optional<std::string>* kept_text) const {
+    std::string_view text = raw;
+    if (!is_valid_utf8(raw)) {
+      s.repaired = repair_utf8(raw);
+      text = s.repaired;
+    }
+    s.doc.reset(text);
+    for (const Preset preset : presets) {
+      const std::vector<ActiveRule>& rules = rules_of(preset);
+      std::size_t next = 0;
+      std::optional<QualityRejection> rejection;
+      // Rules are checked as soon as their metrics exist; the first failure stops the work.
+      const std::function<bool(Metric)> stop = [&](Metric last) {
+        rejection = check_up_to(rules, next, s.metrics, last);
+        return rejection.has_value();
+      };
+      switch (preset) {
+        case Preset::kDefault:
+          core_metrics(s.doc, ngram_n, ngram_window, s.metrics, &stop);
+          break;
+        case Preset::kGopherQuality:
+          gopher_quality_metrics(s.doc, s.metrics);
+          break;
+        case Preset::kGopherRepetition:
+          gopher_repetition_metrics(s.doc, s.metrics, &stop);
+          break;
+        case Preset::kFineWeb:
+          fineweb_metrics(s.doc, short_line_length, s.metrics, &stop);
+          break;
+        case Preset::kC4:
+        case Preset::kC4Lines: {
+          const bool lines = preset == Preset::kC4Lines;
+          c4_pass(s.doc.text(), c4, count_c4_sentences, lines, s.c4, s.tokens);
+          c4_metrics(s.c4, s.metrics);
+          // datatrove stops at the first line with lorem ipsum or a curly bracket.
+          if (s.c4.first_drop == C4Pass::Drop::kLoremIpsum) {
+            rejection = check_named(preset, "c4_lorem_ipsum", s.metrics);
+          } else if (s.c4.first_drop == C4Pass::Drop::kCurlyBracket) {
+            rejection = check_named(preset, "c4_curly_bracket", s.metrics);
+          }
+          if (!rejection) rejection = check_named(preset, "c4_min_sentences", s.metrics);
+          if (rejection) return rejection;
+          if (lines) {
+            s.rewritten = join_kept_lines(s.c4.kept_lines);
+            s.doc.reset(s.rewritten);
+          }
+          continue;
+        }
+      }
+      if (!rejection) rejection = check_up_to(rules, next, s.metrics, kMetricCount);
+      if (rejection) return rejection;
+    }
+    if (kept_text != nullptr) *kept_text = std::string(s.doc.text());
+    return std::nullopt;
+  }
+};
+
+QualityFilter::QualityFilter(std::span<const std::string_view> presets,
+                             std::span<const std::pair<std::string_view, QualitySetting>> thresholds,
+                             QualityFilterOptions options)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  m.options = options;
+  for (const std::string_view name : presets) {
+    const auto it = std::find(kPresetNames.begin(), kPresetNames.end(), name);
+    if (it == kPresetNames.end()) throw_unknown("preset", name, kPresetNames);
+    const auto preset = static_cast<Preset>(it - kPresetNames.begin());
+    if (std::find(m.presets.begin(), m.presets.end(), preset) == m.presets.end()) {
+      m.presets.push_back(preset);
+      m.preset_names.push_back(*it);
+    }
+  }
+  if (m.presets.empty()) throw InvalidArgument("QualityFilter: at least one preset is needed");
+  const std::vector<Spec>& t = specs();
+  m.settings.reserve(t.size());
+  for (const Spec& spec : t) m.settings.push_back(spec.default_value);
+  std::vector<std::string_view> names;
+  for (const Spec& spec : t) names.push_back(spec.name);
+  for (const auto& [name, value] : thresholds) {
+    const std::size_t k = spec_index(name);
+    if (k == t.size()) throw_unknown("threshold", name, names);
+    const Preset p = t[k].preset;
+    const bool selected = std::any_of(m.presets.begin(), m.presets.end(),
+                                      [&](Preset q) { return owner(q) == p; });
+    if (!selected) {
+      std::string list;
+      for (const std::string_view s : m.preset_names) list.append(concat({"'", s, "', "}));
+      const std::string_view preset = kPresetNames[static_cast<std::size_t>(p)];
+      throw ConfigError(concat({"QualityFilter: threshold '", name, "' belongs to preset '", preset,
+                                "', which is not selected; add it: presets=(", list, "'", preset,
+                                "')"}));
+    }
+    m.settings[k] = check_setting(t[k], value);
+  }
+  auto optional_int = [&](std::string_view name) -> std::optional<std::int64_t> {
+    const QualitySetting& s = m.setting(name);
+    if (std::holds_alternative<std::monostate>(s)) return std::nullopt;
+    return std::get<std::int64_t>(s);
+  };
+  m.c4.max_word_length = optional_int("c4_max_word_length");
+  m.c4.min_words_per_line = optional_int("c4_min_words_per_line");
+  m.c4.terminal_punct = m.flag("c4_terminal_punct");
+  m.c4.remove_citations = m.flag("c4_remove_citations");
+  m.c4.lorem_ipsum = m.flag("c4_lorem_ipsum");
+  m.c4.javascript = m.flag("c4_javascript");
+  m.c4.curly_bracket = m.flag("c4_curly_bracket");
+  m.c4.policy = m.flag("c4_policy");
+  m.ngram_n = m.int_setting("ngram_n");
+  m.ngram_window = m.int_setting("ngram_window");
+  m.short_line_length = m.int_setting("fineweb_short_line_length");
+  m.count_c4_sentences = !std::holds_alternative<std::monostate>(m.setting("c4_min_sentences"));
+  m.exclude_zero_punct = m.flag("fineweb_line_punct_exclude_zero");
+  for (std::size_t k = 0; k < t.size(); ++k) {
+    if (t[k].metric == kNoMetric) continue;
+    const QualitySetting& s = m.settings[k];
+    double threshold = 0;
+    if (std::holds_alternative<std::monostate>(s)) continue;
+    if (const auto* on = std::get_if<bool>(&s)) {
+      if (!*on) continue;
+    } else if (const auto* n = std::get_if<std::int64_t>(&s)) {
+      threshold = static_cast<double>(*n);
+    } else {
+      threshold = std::get<double>(s);
+    }
+    m.active[static_cast<std::size_t>(t[k].preset)].push_back(Impl::ActiveRule{k, threshold});
+  }
+}
+
+QualityFilter::~QualityFilter() = default;
+QualityFilter::QualityFilter(QualityFilter&&) noexcept = default;
+QualityFilter& QualityFilter::operator=(QualityFilter&&) noexcept = default;
+
+std::optional<QualityRejection> QualityFilter::check(std::string_view document) const {
+  Impl::Scratch scratch;
+  return impl_->evaluate(document, scratch, nullptr);
+}
+
+std::vector<std::pair<std::string_view, double>> QualityFilter::metrics(
+    std::string_view document) const {
+  const Impl& m = *impl_;
+  std::string repaired;
+  std::string_view text = document;
+  if (!is_valid_utf8(document)) {
+    repaired = repair_utf8(document);
+    text = repaired;
+  }
+  Document doc;
+  doc.reset(text);
+  Metrics values{};
+  core_metrics(doc, m.ngram_n, m.ngram_window, values);
+  gopher_quality_metrics(doc, values);
+  gopher_repetition_metrics(doc, values);
+  C4Pass pass;
+  std::vector<Token> scratch;
+  c4_pass(text, m.c4, true, false, pass, scratch);
+  c4_metrics(pass, values);
+  fineweb_metrics(doc, m.short_line_length, values);
+  std::vector<std::pair<std::string_view, double>> out;
+  out.reserve(kMetricCount);
+  for (std::size_t k = 0; k < kMetricCount; ++k) out.emplace_back(kMetricNames[k], values[k]);
+  return out;
+}
+
+std::string QualityFilter::clean_lines(std::string_view document) const {
+  std::string repaired;
+  std::string_view text = document;
+  if (!is_valid_utf8(document)) {
+    repaired = repair_utf8(document);
+    text = repaired;
+  }
+  C4Pass pass;
+  std::vector<Token> scratch;
+  c4_pass(text, impl_->c4, false, true, pass, scratch);
+  return join_kept_lines(pass.kept_lines);
+}
+
+QualityBatchResult QualityFilter::filter_batch(std::span<const std::string_view> documents) const {
+  const Impl& m = *impl_;
+  const std::size_t n = documents.size();
+  QualityBatchResult result;
+  result.keep.assign(n, 0);
+  result.reasons.assign(n, std::nullopt);
+  result.has_texts =
+      std::find(m.presets.begin(), m.presets.end(), Preset::kC4Lines) != m.presets.end();
+  if (result.has_texts) result.texts.assign(n, std::nullopt);
+
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    Impl::Scratch scratch;
+    for (;;) {
+      const std::size_t begin = next.fetch_add(kBatchUnit, std::memory_order_relaxed);
+      if (begin >= n) return;
+      const std::size_t end = std::min(n, begin + kBatchUnit);
+      for (std::size_t i = begin; i < end; ++i) {
+        std::optional<std::string>* text = result.has_texts ? &result.texts[i] : nullptr;
+        result.reasons[i] = m.evaluate(documents[i], scratch, text);
+        result.keep[i] = result.reasons[i].has_value() ? 0 : 1;
+      }
+    }
+  };
+  const std::size_t workers =
+      std::clamp<std::size_t>((n + kBatchUnit - 1) / kBatchUnit, 1, resolve_threads(m.options.threads));
+  {
+    std::vector<std::jthread> pool;
+    pool.reserve(workers - 1);
+    for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(work);
+    work();
+  }  // jthreads join here
+
+  const std::vector<std::string_view> active = rules();
+  std::vector<std::uint64_t> per_rule(active.size(), 0);
+  std::uint64_t kept = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!result.reasons[i]) {
+      ++kept;
+      continue;
+    }
+    const auto it = std::find(active.begin(), active.end(), result.reasons[i]->rule);
+    if (it != active.end()) ++per_rule[static_cast<std::size_t>(it - active.begin())];
+  }
+  result.counters.emplace_back("total", n);
+  result.counters.emplace_back("kept", kept);
+  result.counters.emplace_back("rejected", n - kept);
+  for (std::size_t k = 0; k < active.size(); ++k) result.counters.emplace_back(active[k], per_rule[k]);
+  return result;
+}
+
+const std::vector<std::string_view>& QualityFilter::presets() const noexcept {
+  return impl_->preset_names;
+}
+
+std::vector<std::pair<std::string_view, QualitySetting>> QualityFilter::thresholds() const {
+  std::vector<std::pair<std::string_view, QualitySetting>> out;
+  const std::vector<Spec>& t = specs();
+  for (const Preset preset : impl_->presets) {
+    for (std::size_t k = 0; k < t.size(); ++k) {
+      if (t[k].preset != owner(preset)) continue;
+      const bool seen = std::any_of(out.begin(), out.end(),
+                                    [&](const auto& entry) { return entry.first == t[k].name; });
+      if (!seen) out.emplace_back(t[k].name, impl_->settings[k]);
+    }
+  }
+  return out;
+}
+
+std::vector<std::string_view> QualityFilter::rules() const {
+  std::vector<std::string_view> out;
+  const std::vector<Spec>& t = specs();
+  for (const Preset preset : impl_->presets) {
+    for (std::size_t k = 0; k < t.size(); ++k) {
+      if (t[k].preset != owner(preset) || t[k].metric == kNoMetric) continue;
+      const QualitySetting& s = impl_->settings[k];
+      if (std::holds_alternative<std::monostate>(s)) continue;
+      if (const auto* on = std::get_if<bool>(&s); on != nullptr && !*on) continue;
+      if (std::find(out.begin(), out.end(), t[k].name) == out.end()) out.push_back(t[k].name);
+    }
+  }
+  return out;
+}
+
+const QualityFilterOptions& QualityFilter::options() const noexcept { return impl_->options; }
+
+std::vector<std::pair<std::string_view, std::vector<std::pair<std::string_view, QualitySetting>>>>
+QualityFilter::preset_defaults() {
+  std::vector<std::pair<std::string_view, std::vector<std::pair<std::string_view, QualitySetting>>>>
+      out;
+  for (std::size_t p = 0; p < kPresetNames.size(); ++p) {
+    std::vector<std::pair<std::string_view, QualitySetting>> settings;
+    for (const Spec& spec : specs()) {
+      if (spec.preset == owner(static_cast<Preset>(p))) {
+        settings.emplace_back(spec.name, spec.default_value);
+      }
+    }
+    out.emplace_back(kPresetNames[p], std::move(settings));
+  }
+  return out;
+}
+
+std::span<const std::string_view> QualityFilter::metric_names() { return kMetricNames; }
+
+std::vector<std::string> QualityFilter::tokenize(std::string_view document) {
+  std::string repaired;
+  std::string_view text = document;
+  if (!is_valid_utf8(document)) {
+    repaired = repair_utf8(document);
+    text = repaired;
+  }
+  Document doc;
+  doc.reset(text);
+  std::vector<std::string> out;
+  for (const std::string_view t : doc.tokens()) out.emplace_back(t);
+  return out;
+}
+
+}  // namespace luminamoon::data

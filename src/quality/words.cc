@@ -1,0 +1,722 @@
+// spaCy's English tokenizer without regular expressions: affix loop, infixes, URL matcher,
+// exceptions and the special-case matcher; plus the Sentencizer count. Each function mirrors the
+// function of the same name in fallbacks/words.py (byte offsets here, code points there).
+#include "quality/internal/words.h"
+
+#include <absl/container/flat_hash_map.h>
+
+#include <algorithm>
+#include <cstring>
+#include <array>
+#include <string>
+
+#include "luminamoon/data/common/xxh3.h"
+#include "quality/internal/tables.h"
+#include "quality/internal/text.h"
+
+namespace luminamoon::data::quality_internal {
+namespace {
+
+using Span = std::pair<std::size_t, std::size_t>;  // [begin, end) byte offsets
+
+bool is_ascii_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_ascii_digit(char32_t c) { return c >= U'0' && c <= U'9'; }
+
+std::uint32_t flags_at(std::string_view text, std::size_t i) { return flags(decode_at(text, i)); }
+
+// Short keys: XXH3 is several times faster than the default string hash here.
+struct ShortStringHash {
+  std::size_t operator()(std::string_view s) const {
+    return static_cast<std::size_t>(xxh3_64(s.data(), s.size()));
+  }
+};
+using SpecialMap = absl::flat_hash_map<std::string_view, const SpecialCase*, ShortStringHash>;
+
+const SpecialMap& special_cases() {
+  static const SpecialMap map = [] {
+    SpecialMap m;
+    m.reserve(kSpecialCaseCount);
+    for (std::size_t i = 0; i < kSpecialCaseCount; ++i) m.emplace(kSpecialCases[i].key, &kSpecialCases[i]);
+    return m;
+  }();
+  return map;
+}
+
+// Matcher patterns by their first token.
+using PatternMap =
+    absl::flat_hash_map<std::string_view, std::vector<const SpecialCase*>, ShortStringHash>;
+
+const PatternMap& matcher_patterns() {
+  static const PatternMap map = [] {
+    PatternMap m;
+    for (std::size_t i = 0; i < kMatcherPatternCount; ++i) {
+      const SpecialCase& p = kMatcherPatterns[i];
+      m[std::string_view(p.key, p.pieces[0])].push_back(&p);
+    }
+    return m;
+  }();
+  return map;
+}
+
+// A Bloom filter over the exceptions (two bits per key in 2^16), hashed from the byte length
+// and the first eight bytes: most words are rejected without computing a full hash.
+struct SpecialFilter {
+  std::array<std::uint64_t, 1024> bits{};
+  static std::uint64_t key_hash(std::string_view s) {
+    std::uint64_t head = 0;
+    std::memcpy(&head, s.data(), std::min<std::size_t>(8, s.size()));
+    return (head ^ (s.size() * 0x9E3779B97F4A7C15ULL)) * 0xD6E8FEB86659FD93ULL;
+  }
+  void add(std::string_view s) {
+    const std::uint64_t h = key_hash(s);
+    set(static_cast<std::uint32_t>(h >> 48));
+    set(static_cast<std::uint32_t>(h >> 32) & 0xFFFF);
+  }
+  bool may_contain(std::string_view s) const {
+    const std::uint64_t h = key_hash(s);
+    return test(static_cast<std::uint32_t>(h >> 48)) && test(static_cast<std::uint32_t>(h >> 32) & 0xFFFF);
+  }
+  void set(std::uint32_t bit) { bits[bit >> 6] |= std::uint64_t{1} << (bit & 63); }
+  bool test(std::uint32_t bit) const { return (bits[bit >> 6] >> (bit & 63)) & 1; }
+};
+
+const SpecialFilter& special_filter() {
+  static const SpecialFilter filter = [] {
+    SpecialFilter f;
+    for (std::size_t i = 0; i < kSpecialCaseCount; ++i) f.add(kSpecialCases[i].key);
+    return f;
+  }();
+  return filter;
+}
+
+// The same filter over the first tokens of the matcher's patterns.
+const SpecialFilter& pattern_filter() {
+  static const SpecialFilter filter = [] {
+    SpecialFilter f;
+    for (std::size_t i = 0; i < kMatcherPatternCount; ++i) {
+      f.add(std::string_view(kMatcherPatterns[i].key, kMatcherPatterns[i].pieces[0]));
+    }
+    return f;
+  }();
+  return filter;
+}
+
+const SpecialCase* find_special(std::string_view piece) {
+  if (piece.empty() || piece.size() > kMaxSpecialKeyBytes) return nullptr;
+  if (!special_filter().may_contain(piece)) return nullptr;
+  const SpecialMap& map = special_cases();
+  const auto it = map.find(piece);
+  return it == map.end() ? nullptr : it->second;
+}
+
+class Emitter {
+ public:
+  Emitter(std::vector<Token>& out, TokenKind first) : out_(out), kind_(first) {}
+  void emit(std::size_t begin, std::size_t end) {
+    out_.push_back(Token{begin, end, kind_});
+    kind_ = TokenKind::kGlued;
+  }
+  void emit_special(const SpecialCase& special, std::size_t at) {
+    for (std::size_t k = 0; k < special.piece_count; ++k) {
+      emit(at, at + special.pieces[k]);
+      at += special.pieces[k];
+    }
+  }
+
+ private:
+  std::vector<Token>& out_;
+  TokenKind kind_;
+};
+
+// -- affixes --------------------------------------------------------------------------------
+
+std::size_t find_prefix(std::string_view text, std::size_t b, std::size_t e) {
+  std::size_t length = 0;
+  const char32_t c = decode_at(text, b, length);
+  if (c == U'+') return (b + 1 < e && is_ascii_digit(text[b + 1])) ? 0 : 1;
+  if (flags(c) & kSpPrefix) return length;
+  if (c == U'.') {
+    std::size_t j = b + 1;
+    while (j < e && text[j] == '.') ++j;
+    return j - b >= 2 ? j - b : 0;
+  }
+  const std::string_view rest = text.substr(b, e - b);
+  if (rest.starts_with("US$")) return 3;
+  if (rest.starts_with("C$") || rest.starts_with("A$")) return 2;
+  return 0;
+}
+
+bool ends_with(std::string_view text, std::size_t b, std::size_t e, std::string_view suffix) {
+  return e - b >= suffix.size() && text.substr(e - suffix.size(), suffix.size()) == suffix;
+}
+
+// Unit and currency suffixes (spaCy: after an ASCII digit), grouped by their last byte.
+const std::array<std::vector<std::string_view>, 256>& digit_suffixes() {
+  static const auto table = [] {
+    std::array<std::vector<std::string_view>, 256> t;
+    auto add = [&](const char* s) {
+      const std::string_view v(s);
+      t[static_cast<unsigned char>(v.back())].push_back(v);
+    };
+    for (std::size_t i = 0; i < kCurrencySuffixCount; ++i) add(kCurrencySuffixes[i]);
+    for (std::size_t i = 0; i < kUnitSuffixCount; ++i) add(kUnitSuffixes[i]);
+    return t;
+  }();
+  return table;
+}
+
+// The longest spaCy suffix of text[b, e) (regex search finds the earliest start).
+std::size_t find_suffix(std::string_view text, std::size_t b, std::size_t e) {
+  if (e <= b) return 0;
+  const std::size_t ls = previous_start(text, e);
+  const char32_t last = decode_at(text, ls);
+  std::size_t best = (flags(last) & kSpSuffix) ? e - ls : 0;
+  if (ls > b) {
+    // "'s", "'S", "\u2019s", "\u2019S" and "\u2026\u2026", by their last byte.
+    const char tail = text[e - 1];
+    if (tail == 's' || tail == 'S') {
+      if (text[e - 2] == '\'') {
+        best = std::max<std::size_t>(best, 2);
+      } else if (ends_with(text, b, e - 1, "\u2019")) {
+        best = std::max<std::size_t>(best, 4);
+      }
+    } else if (tail == '\xA6' && ends_with(text, b, e, "\u2026\u2026")) {
+      best = std::max<std::size_t>(best, 6);
+    }
+  }
+  if (last == U'.') {
+    std::size_t j = e - 1;
+    while (j > b && text[j - 1] == '.') --j;
+    if (e - j >= 2) best = std::max(best, e - j);
+    if (ls > b) {
+      const std::size_t ps = previous_start(text, ls);
+      const char32_t prev = decode_at(text, ps);
+      if (flags(prev) & kSpDotAfter) best = std::max<std::size_t>(best, 1);
+      if (ps > b) {
+        const char32_t prev2 = decode_before(text, ps);
+        if (flags(prev) & flags(prev2) & kSpUpper) best = std::max<std::size_t>(best, 1);
+        if (prev2 == U'\u00B0' && (prev == U'F' || prev == U'f' || prev == U'C' || prev == U'c' ||
+                                   prev == U'K' || prev == U'k')) {
+          best = std::max<std::size_t>(best, 1);
+        }
+      }
+    }
+  } else if (last == U'+' && ls > b && is_ascii_digit(text[ls - 1])) {
+    best = std::max<std::size_t>(best, 1);
+  }
+  for (const std::string_view suffix : digit_suffixes()[static_cast<unsigned char>(text[e - 1])]) {
+    const std::size_t k = suffix.size();
+    if (k > best && e - b > k && is_ascii_digit(text[e - k - 1]) && ends_with(text, b, e, suffix)) {
+      best = k;
+    }
+  }
+  return best;
+}
+
+constexpr std::array<std::string_view, 7> kHyphens = {
+    "-", "\u2013", "\u2014", "--", "---", "\u2014\u2014", "~"};
+
+// The ASCII characters an infix can start with (no ASCII character is an icon).
+constexpr std::array<bool, 128> kInfixStart = [] {
+  std::array<bool, 128> t{};
+  for (const char c : std::string_view(".+-*^,~:<>=/")) t[static_cast<unsigned char>(c)] = true;
+  return t;
+}();
+
+// End of the infix at text[i] inside the middle text[mb, me), or 0 (spaCy's alternatives in
+// order).
+std::size_t infix_end(std::string_view text, std::size_t mb, std::size_t me, std::size_t i) {
+  std::size_t length = 0;
+  const char32_t c = decode_at(text, i, length);
+  if (c == U'.' && i + 1 < me && text[i + 1] == '.') {
+    std::size_t j = i + 2;
+    while (j < me && text[j] == '.') ++j;
+    return j;
+  }
+  if (c == U'\u2026') return i + length;
+  if (flags(c) & kSpIcon) return i + length;
+  if (i == mb) return 0;
+  const char32_t prev = decode_before(text, i);
+  const std::uint32_t prev_flags = flags(prev);
+  const bool has_next = i + length < me;
+  const char32_t next = has_next ? decode_at(text, i + length) : 0;
+  if ((c == U'+' || c == U'-' || c == U'*' || c == U'^') && is_ascii_digit(prev) && has_next &&
+      (is_ascii_digit(next) || next == U'-')) {
+    return i + 1;
+  }
+  if (c == U'.' && (prev_flags & (kSpLower | kSpQuote)) && has_next &&
+      (flags(next) & (kSpUpper | kSpQuote))) {
+    return i + 1;
+  }
+  if (c == U',' && (prev_flags & kSpAlpha) && has_next && (flags(next) & kSpAlpha)) return i + 1;
+  if ((prev_flags & kSpAlpha) || is_ascii_digit(prev)) {
+    const std::string_view rest = text.substr(i, me - i);
+    for (const std::string_view hyphen : kHyphens) {
+      if (hyphen[0] != rest[0]) continue;
+      const std::size_t j = i + hyphen.size();
+      if (rest.starts_with(hyphen) && j < me && (flags_at(text, j) & kSpAlpha)) return j;
+    }
+    if ((c == U':' || c == U'<' || c == U'>' || c == U'=' || c == U'/') && has_next &&
+        (flags(next) & kSpAlpha)) {
+      return i + 1;
+    }
+  }
+  return 0;
+}
+
+// -- spaCy's URL_MATCH ----------------------------------------------------------------------
+
+bool is_host_char(char32_t c) {
+  if (c < 0x80) {
+    return (c >= U'a' && c <= U'z') || (c >= U'A' && c <= U'Z') || is_ascii_digit(c) ||
+           c == U'_' || c == U'-' || c == U'.';
+  }
+  return c <= 0xFFFF || (flags(c) & (kSpLower | kReDigit)) != 0;
+}
+
+bool is_label_char(char32_t c) {  // [A-Za-z0-9\u00a1-\uffff]
+  if (c < 0x80) return (c >= U'a' && c <= U'z') || (c >= U'A' && c <= U'Z') || is_ascii_digit(c);
+  return c >= 0xA1 && c <= 0xFFFF;
+}
+
+bool is_re_digit(char32_t c) { return (flags(c) & kReDigit) != 0; }
+
+bool is_domain(std::string_view host) {
+  // labels '.' ... '.' tld; every label 1-64 code points, the tld 2-63 spaCy-lowercase ones.
+  const std::size_t last_dot = host.rfind('.');
+  if (last_dot == std::string_view::npos) return false;
+  const std::string_view tld = host.substr(last_dot + 1);
+  std::size_t tld_chars = 0;
+  for (std::size_t i = 0, length = 0; i < tld.size(); i += length) {
+    if (!(flags(decode_at(tld, i, length)) & kSpLower)) return false;
+    if (++tld_chars > 63) return false;
+  }
+  if (tld_chars < 2) return false;
+  std::size_t start = 0;
+  while (start <= last_dot) {
+    std::size_t end = host.find('.', start);
+    const std::string_view label = host.substr(start, end - start);
+    if (label.empty()) return false;
+    std::size_t chars = 0;
+    char32_t first = 0;
+    char32_t last = 0;
+    for (std::size_t i = 0, length = 0; i < label.size(); i += length) {
+      const char32_t c = decode_at(label, i, length);
+      if (!is_label_char(c) && c != U'_' && c != U'-') return false;
+      if (chars++ == 0) first = c;
+      last = c;
+      if (chars > 64) return false;
+    }
+    if (!is_label_char(first) || !is_label_char(last)) return false;
+    start = end + 1;
+  }
+  return true;
+}
+
+// An IPv4 address is at most 15 code points; longer hosts are never one.
+struct ShortString {
+  std::array<char32_t, 16> c{};
+  std::size_t n = 0;
+};
+
+bool dotted_digit_groups(const ShortString& s, std::size_t i, int groups) {
+  for (int g = 0; g < groups; ++g) {
+    if (!(i + 1 < s.n && s.c[i] == U'.' && is_re_digit(s.c[i + 1]))) return false;
+    i += 2;
+    for (int k = 0; k < 2; ++k) {
+      if (i < s.n && is_re_digit(s.c[i])) ++i;
+    }
+  }
+  return true;
+}
+
+bool starts_with(const ShortString& s, std::u32string_view prefix) {
+  return s.n >= prefix.size() && std::u32string_view(s.c.data(), prefix.size()) == prefix;
+}
+
+enum class Octet { kFirst, kMiddle, kLast };
+
+bool is_octet(const char32_t* o, std::size_t n, Octet position) {
+  if (n == 0) return false;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!is_re_digit(o[i])) return false;
+  }
+  auto in = [](char32_t c, std::u32string_view set) {
+    return set.find(c) != std::u32string_view::npos;
+  };
+  switch (position) {
+    case Octet::kFirst:  // [1-9]\d?|1\d\d|2[01]\d|22[0-3]
+      return (n <= 2 && in(o[0], U"123456789")) || (n == 3 && o[0] == U'1') ||
+             (n == 3 && o[0] == U'2' && in(o[1], U"01")) ||
+             (n == 3 && o[0] == U'2' && o[1] == U'2' && in(o[2], U"0123"));
+    case Octet::kMiddle:  // 1?\d{1,2}|2[0-4]\d|25[0-5]
+      return n <= 2 || (n == 3 && o[0] == U'1') || (n == 3 && o[0] == U'2' && in(o[1], U"01234")) ||
+             (n == 3 && o[0] == U'2' && o[1] == U'5' && in(o[2], U"012345"));
+    case Octet::kLast:  // [1-9]\d?|1\d\d|2[0-4]\d|25[0-4]
+      return (n <= 2 && in(o[0], U"123456789")) || (n == 3 && o[0] == U'1') ||
+             (n == 3 && o[0] == U'2' && in(o[1], U"01234")) ||
+             (n == 3 && o[0] == U'2' && o[1] == U'5' && in(o[2], U"01234"));
+  }
+  return false;
+}
+
+bool is_ip(std::string_view host) {
+  ShortString s;
+  for (std::size_t i = 0, length = 0; i < host.size(); i += length) {
+    if (s.n == 15) return false;
+    s.c[s.n++] = decode_at(host, i, length);
+  }
+  if (starts_with(s, U"10") && dotted_digit_groups(s, 2, 3)) return false;
+  if (starts_with(s, U"127") && dotted_digit_groups(s, 3, 3)) return false;
+  if ((starts_with(s, U"169.254") || starts_with(s, U"192.168")) && dotted_digit_groups(s, 7, 2)) {
+    return false;
+  }
+  if (starts_with(s, U"172.") && s.n >= 6) {
+    const char32_t a = s.c[4];
+    const char32_t b = s.c[5];
+    if (((a == U'1' && b >= U'6' && b <= U'9') || (a == U'2' && is_re_digit(b)) ||
+         (a == U'3' && (b == U'0' || b == U'1'))) &&
+        dotted_digit_groups(s, 6, 2)) {
+      return false;
+    }
+  }
+  std::array<std::size_t, 5> cut{};  // part k is s[cut[k], cut[k+1] - 1)
+  std::size_t parts = 1;
+  for (std::size_t i = 0; i < s.n; ++i) {
+    if (s.c[i] == U'.') {
+      if (parts == 4) return false;
+      cut[parts++] = i + 1;
+    }
+  }
+  if (parts != 4) return false;
+  cut[4] = s.n + 1;
+  const Octet order[4] = {Octet::kFirst, Octet::kMiddle, Octet::kMiddle, Octet::kLast};
+  for (std::size_t k = 0; k < 4; ++k) {
+    if (!is_octet(s.c.data() + cut[k], cut[k + 1] - 1 - cut[k], order[k])) return false;
+  }
+  return true;
+}
+
+bool host_and_rest(std::string_view m, std::size_t p) {
+  const std::size_t n = m.size();
+  std::size_t q = p;
+  std::size_t length = 0;
+  while (q < n && is_host_char(decode_at(m, q, length))) q += length;
+  if (q == p) return false;
+  const std::string_view host = m.substr(p, q - p);
+  if (!is_ip(host) && !is_domain(host)) return false;
+  auto is_path_start = [](char c) { return c == '/' || c == '?' || c == '#'; };
+  if (q == n || is_path_start(m[q])) return true;
+  if (m[q] == ':') {
+    std::size_t r = q + 1;
+    std::size_t digits = 0;
+    while (r < n && is_re_digit(decode_at(m, r, length))) {
+      r += length;
+      ++digits;
+    }
+    return digits >= 2 && digits <= 5 && (r == n || is_path_start(m[r]));
+  }
+  return false;
+}
+
+bool url_match(std::string_view m) {
+  // Both host forms (domain, IPv4 address) contain a '.' (a loop: words are short).
+  if (std::none_of(m.begin(), m.end(), [](char c) { return c == '.'; })) return false;
+  std::array<std::size_t, 2> starts{0, 0};
+  std::size_t start_count = 1;
+  const std::size_t k = m.find("://");
+  if (k != std::string_view::npos && count_code_points(m.substr(0, k)) >= 2) {
+    bool scheme = true;
+    for (std::size_t i = 0, length = 0; i < k && scheme; i += length) {
+      const char32_t c = decode_at(m, i, length);
+      scheme = (flags(c) & kReWord) || c == U'+' || c == U'-' || c == U'.';
+    }
+    if (scheme) starts[start_count++] = k + 3;
+  }
+  for (std::size_t s = 0; s < start_count; ++s) {
+    const std::size_t a = starts[s];
+    if (host_and_rest(m, a)) return true;
+    for (std::size_t at = m.find('@', a + 1); at != std::string_view::npos;
+         at = m.find('@', at + 1)) {
+      if (host_and_rest(m, at + 1)) return true;
+    }
+  }
+  return false;
+}
+
+// -- the tokenizer --------------------------------------------------------------------------
+
+// `known_plain`: the caller already found that text[b, e) is not an exception.
+void split_middle(std::string_view text, std::size_t b, std::size_t e, Emitter& emit,
+                  bool known_plain) {
+  const std::string_view middle = text.substr(b, e - b);
+  if (const SpecialCase* special = known_plain ? nullptr : find_special(middle)) {
+    emit.emit_special(*special, b);
+    return;
+  }
+  if (url_match(middle)) {
+    emit.emit(b, e);
+    return;
+  }
+  std::size_t start = b;
+  std::size_t i = b;
+  while (i < e) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if (byte < 0x80 && !kInfixStart[byte]) {
+      ++i;
+      continue;
+    }
+    const std::size_t j = infix_end(text, b, e, i);
+    if (j == 0) {
+      std::size_t length = 0;
+      decode_at(text, i, length);
+      i += length;
+      continue;
+    }
+    if (i != b) {  // spaCy ignores an infix at the very start of the middle
+      if (i != start) emit.emit(start, i);
+      emit.emit(i, j);
+      start = j;
+    }
+    i = j;
+  }
+  if (start < e) emit.emit(start, e);
+}
+
+void split_word(std::string_view text, std::size_t b, std::size_t e, Emitter& emit,
+                std::vector<Span>& prefixes, std::vector<Span>& suffixes) {
+  if (const SpecialCase* special = find_special(text.substr(b, e - b))) {
+    emit.emit_special(*special, b);
+    return;
+  }
+  // Fast paths for the commonest words, equal to what the general rules below produce (the
+  // tokenizer tests check them against spaCy):
+  //  * ASCII letters only, or ASCII digits only: no prefix, suffix, infix or URL applies;
+  //  * the same plus one of , ; : ! ? ) : that character is the only suffix;
+  //  * the same plus '.': a suffix after a digit, a lowercase letter or two uppercase ones,
+  //    otherwise part of the word ("A.", "eB.").
+  bool letters = true;
+  bool digits = true;
+  std::size_t k = b;
+  for (; k < e && (letters || digits); ++k) {
+    const auto c = static_cast<unsigned char>(text[k]);
+    const bool letter = (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
+    const bool digit = c >= '0' && c <= '9';
+    if (!(letters && letter) && !(digits && digit)) break;
+    letters = letters && letter;
+    digits = digits && digit;
+  }
+  auto emit_word = [&](std::size_t end) {
+    if (const SpecialCase* special = find_special(text.substr(b, end - b))) {
+      emit.emit_special(*special, b);
+    } else {
+      emit.emit(b, end);
+    }
+  };
+  if (k == e) {
+    emit.emit(b, e);
+    return;
+  }
+  if (k > b && k + 1 == e) {
+    const char c = text[k];
+    if (c == ',' || c == ';' || c == ':' || c == '!' || c == '?' || c == ')') {
+      emit_word(k);
+      emit.emit(k, e);
+      return;
+    }
+    if (c == '.') {
+      const auto last = static_cast<unsigned char>(text[k - 1]);
+      const auto is_upper = [](unsigned char x) { return x >= 'A' && x <= 'Z'; };
+      const bool split = digits || (last >= 'a' && last <= 'z') ||
+                         (is_upper(last) && k - 1 > b && is_upper(static_cast<unsigned char>(text[k - 2])));
+      if (split) {
+        emit_word(k);
+        emit.emit(k, e);
+      } else {
+        emit.emit(b, e);
+      }
+      return;
+    }
+  }
+  prefixes.clear();
+  suffixes.clear();
+  // A lookup is a pure function of [b, e): the range last found not to be an exception is not
+  // looked up again (spaCy looks it up up to three times).
+  std::size_t plain_b = b;
+  std::size_t plain_e = e;
+  std::size_t last_size = static_cast<std::size_t>(-1);
+  while (b < e && e - b != last_size) {
+    if (!(b == plain_b && e == plain_e)) {
+      if (find_special(text.substr(b, e - b)) != nullptr) break;
+      plain_b = b;
+      plain_e = e;
+    }
+    last_size = e - b;
+    const std::size_t pre = find_prefix(text, b, e);
+    if (pre != 0 && b + pre < e && find_special(text.substr(b + pre, e - b - pre)) != nullptr) {
+      prefixes.emplace_back(b, b + pre);
+      b += pre;
+      break;
+    }
+    const std::size_t suf = find_suffix(text, b + pre, e);
+    if (suf != 0 && b < e - suf && find_special(text.substr(b, e - suf - b)) != nullptr) {
+      suffixes.emplace_back(e - suf, e);
+      e -= suf;
+      break;
+    }
+    if (pre != 0) {
+      prefixes.emplace_back(b, b + pre);
+      b += pre;
+    }
+    if (suf != 0) {
+      suffixes.emplace_back(e - suf, e);
+      e -= suf;
+    }
+  }
+  for (const auto& [pb, pe] : prefixes) emit.emit(pb, pe);
+  if (b < e) split_middle(text, b, e, emit, b == plain_b && e == plain_e);
+  for (auto it = suffixes.rbegin(); it != suffixes.rend(); ++it) emit.emit(it->first, it->second);
+}
+
+// spaCy's _apply_special_cases: exceptions split by the affix rules are merged back.
+void apply_matcher(std::string_view text, std::vector<Token>& tokens) {
+  const PatternMap& patterns = matcher_patterns();
+  const SpecialFilter& filter = pattern_filter();
+  std::vector<Span> matches;
+  const std::size_t n = tokens.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (tokens[i].kind == TokenKind::kWhitespace) continue;
+    const std::string_view first(text.data() + tokens[i].begin, tokens[i].end - tokens[i].begin);
+    if (first.size() > kMaxSpecialKeyBytes || !filter.may_contain(first)) continue;
+    const auto it = patterns.find(first);
+    if (it == patterns.end()) continue;
+    for (const SpecialCase* p : it->second) {
+      if (i + p->piece_count > n) continue;
+      bool ok = true;
+      std::size_t at = p->pieces[0];
+      for (std::size_t k = 1; k < p->piece_count && ok; ++k) {
+        const Token& t = tokens[i + k];
+        ok = t.kind != TokenKind::kWhitespace && t.end - t.begin == p->pieces[k] &&
+             text.substr(t.begin, t.end - t.begin) == std::string_view(p->key + at, p->pieces[k]);
+        at += p->pieces[k];
+      }
+      if (ok) matches.emplace_back(i, i + p->piece_count);
+    }
+  }
+  if (matches.empty()) return;
+  // Longest first, then leftmost; a span is dropped when its first or last token was covered by
+  // an earlier one (covered tokens are marked even for dropped spans, as in spaCy).
+  std::sort(matches.begin(), matches.end(), [](const Span& x, const Span& y) {
+    const std::size_t lx = x.second - x.first;
+    const std::size_t ly = y.second - y.first;
+    return lx != ly ? lx > ly : x.first < y.first;
+  });
+  std::vector<bool> seen(n, false);
+  std::vector<Span> kept;
+  for (const auto& [a, z] : matches) {
+    if (!seen[a] && !seen[z - 1]) kept.emplace_back(a, z);
+    for (std::size_t k = a; k < z; ++k) seen[k] = true;
+  }
+  std::sort(kept.begin(), kept.end(), [](const Span& x, const Span& y) { return x.first > y.first; });
+  for (const auto& [a, z] : kept) {
+    bool glued = true;
+    for (std::size_t k = a + 1; k < z; ++k) glued = glued && tokens[k].kind == TokenKind::kGlued;
+    if (!glued) continue;  // the span's text has a space in it: never an exception
+    const std::size_t begin = tokens[a].begin;
+    const SpecialCase* special = find_special(text.substr(begin, tokens[z - 1].end - begin));
+    if (special == nullptr) continue;
+    std::vector<Token> pieces;
+    std::size_t at = begin;
+    for (std::size_t k = 0; k < special->piece_count; ++k) {
+      pieces.push_back(Token{at, at + special->pieces[k], k == 0 ? tokens[a].kind : TokenKind::kGlued});
+      at += special->pieces[k];
+    }
+    const auto first = tokens.begin() + static_cast<std::ptrdiff_t>(a);
+    tokens.erase(first, tokens.begin() + static_cast<std::ptrdiff_t>(z));
+    tokens.insert(tokens.begin() + static_cast<std::ptrdiff_t>(a), pieces.begin(), pieces.end());
+  }
+}
+
+bool is_punct_token(std::string_view token) {
+  for (std::size_t i = 0, length = 0; i < token.size(); i += length) {
+    if (!(flags(decode_at(token, i, length)) & kUniPunct)) return false;
+  }
+  return true;
+}
+
+constexpr std::array<bool, 128> kAsciiSpace = [] {
+  std::array<bool, 128> t{};
+  for (const char c : std::string_view(" \t\n\v\f\r\x1c\x1d\x1e\x1f")) {
+    t[static_cast<unsigned char>(c)] = true;
+  }
+  return t;
+}();
+
+}  // namespace
+
+void tokenize_document(std::string_view text, std::vector<Token>& out) {
+  out.clear();
+  out.reserve(text.size() / 4 + 8);
+  std::vector<Span> prefixes;  // affixes of one word, reused for every word
+  std::vector<Span> suffixes;
+  const std::size_t n = text.size();
+  std::size_t i = 0;
+  bool after_word = false;
+  std::size_t length = 0;
+  while (i < n) {
+    std::size_t j = i;
+    if (is_space(decode_at(text, i, length))) {
+      while (j < n && space_at(text, j, length)) j += length;
+      // One ' ' right after a word belongs to that word; the rest is a whitespace token.
+      const std::size_t ws_start = (after_word && text[i] == ' ') ? i + 1 : i;
+      if (ws_start < j) {
+        out.push_back(Token{ws_start, j, TokenKind::kWhitespace});
+        after_word = false;
+      } else {
+        after_word = j == i + 1;
+      }
+      i = j;
+      continue;
+    }
+    while (j < n) {
+      const auto byte = static_cast<unsigned char>(text[j]);
+      if (byte < 0x80) {
+        if (kAsciiSpace[byte]) break;
+        ++j;
+      } else {
+        if (is_space(decode_at(text, j, length))) break;
+        j += length;
+      }
+    }
+    Emitter emit(out, after_word ? TokenKind::kAfterSpace : TokenKind::kGlued);
+    split_word(text, i, j, emit, prefixes, suffixes);
+    after_word = true;
+    i = j;
+  }
+  apply_matcher(text, out);
+}
+
+std::size_t count_sentences(std::string_view line, std::vector<Token>& scratch) {
+  tokenize_document(line, scratch);
+  std::size_t sentences = 0;
+  bool has_word = false;
+  bool seen_period = false;
+  for (const Token& t : scratch) {
+    const std::string_view token = line.substr(t.begin, t.end - t.begin);
+    std::size_t length = 0;
+    const char32_t first = decode_at(token, 0, length);
+    const bool in_punct_chars = length == token.size() && (flags(first) & kSentPunct);
+    const bool whitespace = t.kind == TokenKind::kWhitespace;
+    if (seen_period && !in_punct_chars && (whitespace || !is_punct_token(token))) {
+      sentences += has_word ? 1 : 0;
+      has_word = false;
+      seen_period = false;
+    } else if (in_punct_chars) {
+      seen_period = true;
+    }
+    has_word = has_word || !whitespace;
+  }
+  return sentences + (has_word ? 1 : 0);
+}
+
+}  // namespace luminamoon::data::quality_internal

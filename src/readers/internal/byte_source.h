@@ -1,0 +1,51 @@
+// The uncompressed bytes of one shard, front to back: plain files by large preads, .gz by zlib,
+// .zst by libzstd. Compressed input is decoded in fixed 4 KiB feeds of the compressed file; the
+// output of a decoding step that fails is dropped, so a damaged stream delivers exactly the
+// bytes the Python fallback delivers (it feeds zlib / zstandard the same 4 KiB pieces).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace luminamoon::data::readers_internal {
+
+enum class Compression : std::uint8_t { kNone, kGzip, kZstd };
+
+// Compressed bytes handed to the decoder per step. Also the unit of loss on corruption.
+inline constexpr std::size_t kCompressedFeedBytes = 4096;
+
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+
+  // Reads up to `capacity` bytes into `out` (fewer is not the end). 0 means the end of the
+  // stream: failed() then says whether it ended cleanly.
+  virtual std::size_t read(char* out, std::size_t capacity) = 0;
+
+  // Moves past the first `count` bytes of the stream (resume). Returns the bytes actually passed
+  // (fewer when the stream is shorter or fails). Compressed sources decode and discard, counting
+  // newlines into `newlines`; plain files seek and leave `newlines` empty (counted on demand).
+  virtual std::uint64_t skip(std::uint64_t count, std::optional<std::uint64_t>& newlines);
+
+  bool failed() const noexcept { return !error_.empty(); }
+  const std::string& error() const noexcept { return error_; }
+  // True when the failure is a damaged compressed stream, false for an I/O error.
+  bool decompression_failed() const noexcept { return decompression_failed_; }
+
+ protected:
+  std::string error_;
+  bool decompression_failed_ = false;
+};
+
+// Opens a shard for reading. Returns nullptr and sets `error` ("No such file or directory",
+// "it is a directory", "not a regular file") when it cannot be read.
+std::unique_ptr<ByteSource> open_byte_source(const std::string& path, Compression compression,
+                                             std::string& error);
+
+// Counts '\n' in the first `count` bytes of the plain file `path`; nullopt if it cannot be read.
+std::optional<std::uint64_t> count_newlines_in_file(const std::string& path, std::uint64_t count);
+
+}  // namespace luminamoon::data::readers_internal

@@ -1,0 +1,64 @@
+// Every MinHash kernel this CPU can run gives exactly the scalar reference's values.
+#include "minhash/internal/kernels.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+namespace luminamoon::data::minhash_internal {
+namespace {
+
+class MinHashKernelIsa : public ::testing::TestWithParam<Isa> {};
+
+TEST_P(MinHashKernelIsa, MatchesScalarOnRandomInputs) {
+  const MinHashKernel& kernel = minhash_kernel_for(GetParam());
+  std::mt19937_64 rng(11);
+  for (const std::size_t perms : std::vector<std::size_t>{
+           1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 63, 64, 65, 72, 128, 130, 200, 512}) {
+    for (const std::size_t count : std::vector<std::size_t>{0, 1, 2, 3, 17, 512, 777}) {
+      std::vector<std::uint64_t> hashes(count);
+      std::vector<std::uint64_t> a(perms);
+      std::vector<std::uint64_t> b(perms);
+      std::vector<std::uint32_t> start(perms);
+      for (auto& x : hashes) x = rng();
+      for (auto& x : a) x = rng() | 1U;
+      for (auto& x : b) x = rng();
+      for (std::size_t i = 0; i < perms; ++i) {
+        // Fresh minima, and carried-in ones (a second chunk of the same document).
+        start[i] = (i % 3 == 0) ? 0xFFFFFFFFU : static_cast<std::uint32_t>(rng());
+      }
+      // Edge values the wrap-around arithmetic must get right.
+      if (count > 2) {
+        hashes[0] = 0;
+        hashes[1] = ~std::uint64_t{0};
+      }
+      std::vector<std::uint32_t> expected = start;
+      std::vector<std::uint32_t> got = start;
+      minhash_update_scalar(hashes.data(), count, a.data(), b.data(), expected.data(), perms);
+      kernel.update(hashes.data(), count, a.data(), b.data(), got.data(), perms);
+      ASSERT_EQ(got, expected) << isa_name(GetParam()) << " perms=" << perms << " count=" << count;
+    }
+  }
+}
+
+TEST(MinHashKernel, ScalarIsTheDefinition) {
+  const std::uint64_t h = 0x0123456789ABCDEFULL;
+  const std::uint64_t a = 0xFEDCBA9876543211ULL;
+  const std::uint64_t b = 0x1111111111111111ULL;
+  std::uint32_t m = 0xFFFFFFFFU;
+  minhash_update_scalar(&h, 1, &a, &b, &m, 1);
+  EXPECT_EQ(m, static_cast<std::uint32_t>((a * h + b) >> 32));
+}
+
+TEST(MinHashKernel, ActiveKernelIsSupported) {
+  EXPECT_TRUE(isa_supported(active_minhash_kernel().isa));
+}
+
+INSTANTIATE_TEST_SUITE_P(SupportedIsas, MinHashKernelIsa, ::testing::ValuesIn(supported_isas()),
+                         [](const ::testing::TestParamInfo<Isa>& param) {
+                           return std::string(isa_name(param.param));
+                         });
+
+}  // namespace
+}  // namespace luminamoon::data::minhash_internal

@@ -1,0 +1,106 @@
+#include "minhash/internal/lsh_index.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+namespace luminamoon::data::minhash_internal {
+namespace {
+
+std::vector<std::uint8_t> packed(const std::vector<std::uint32_t>& values, std::uint32_t bits) {
+  std::vector<std::uint8_t> row(row_bytes(static_cast<std::uint32_t>(values.size()), bits));
+  pack_row(values.data(), static_cast<std::uint32_t>(values.size()), bits, row.data());
+  return row;
+}
+
+TEST(Rows, PackLayout) {
+  EXPECT_EQ(packed({0x1A, 0x2B, 0x3C}, 4), (std::vector<std::uint8_t>{0xBA, 0x0C}));
+  EXPECT_EQ(packed({0x1A, 0x2B}, 8), (std::vector<std::uint8_t>{0x1A, 0x2B}));
+  EXPECT_EQ(packed({0x1234}, 16), (std::vector<std::uint8_t>{0x34, 0x12}));
+  EXPECT_EQ(packed({0x12345678}, 32), (std::vector<std::uint8_t>{0x78, 0x56, 0x34, 0x12}));
+  const auto row = packed({1, 2, 3, 4, 5}, 4);
+  for (std::uint32_t i = 0; i < 5; ++i) EXPECT_EQ(row_value(row.data(), i, 4), i + 1);
+}
+
+TEST(Rows, CountEqualAllWidths) {
+  std::mt19937_64 rng(5);
+  for (const std::uint32_t bits : {4U, 8U, 16U, 32U}) {
+    for (const std::uint32_t p : {1U, 7U, 16U, 17U, 64U, 65U}) {
+      std::vector<std::uint32_t> a(p);
+      std::vector<std::uint32_t> b(p);
+      std::uint32_t expected = 0;
+      const std::uint32_t mask = bits == 32 ? 0xFFFFFFFFU : (1U << bits) - 1;
+      for (std::uint32_t i = 0; i < p; ++i) {
+        a[i] = static_cast<std::uint32_t>(rng());
+        b[i] = rng() % 2 ? a[i] : static_cast<std::uint32_t>(rng());
+        expected += (a[i] & mask) == (b[i] & mask) ? 1U : 0U;
+      }
+      EXPECT_EQ(count_equal(packed(a, bits).data(), packed(b, bits).data(), p, bits), expected);
+    }
+  }
+}
+
+TEST(BandTable, CapacitySequence) {
+  EXPECT_EQ(table_capacity_for(0), 16U);
+  EXPECT_EQ(table_capacity_for(14), 16U);
+  EXPECT_EQ(table_capacity_for(15), 24U);
+  EXPECT_EQ(table_capacity_for(21), 24U);
+  EXPECT_EQ(table_capacity_for(22), 36U);
+  for (std::size_t n : {100U, 1000U, 123457U}) {
+    const std::size_t c = table_capacity_for(n);
+    EXPECT_LE(n * 8, c * 7);
+    EXPECT_GT(n * 8 * 3, c * 7 * 2 - 16);  // load stays above ~7/12
+  }
+}
+
+TEST(LshIndex, CandidatesStagingAndVerification) {
+  // 8 values, 2 bands of 4 rows, 8-bit values, 6 equal values verify.
+  LshIndex index(8, LshShape{2, 4}, 8, 6);
+  const auto a = packed({1, 2, 3, 4, 5, 6, 7, 8}, 8);
+  const auto b = packed({1, 2, 3, 4, 5, 6, 9, 9}, 8);  // band 0 equal, 6 of 8 equal
+  const auto c = packed({1, 2, 3, 4, 0, 0, 0, 0}, 8);  // band 0 equal, 4 of 8
+  const auto d = packed({9, 9, 9, 9, 9, 9, 9, 9}, 8);  // nothing shared
+  EXPECT_EQ(index.add_staged(a.data()), 0U);
+  EXPECT_EQ(index.candidates(b.data(), false), (std::vector<std::uint64_t>{0}));
+  EXPECT_EQ(index.candidates(b.data(), true), (std::vector<std::uint64_t>{0}));
+  EXPECT_TRUE(index.has_duplicate(b.data()));
+  EXPECT_EQ(index.candidates(c.data(), false), (std::vector<std::uint64_t>{0}));
+  EXPECT_TRUE(index.candidates(c.data(), true).empty());
+  EXPECT_FALSE(index.has_duplicate(c.data()));
+  EXPECT_TRUE(index.candidates(d.data(), false).empty());
+  index.promote(1);
+  EXPECT_EQ(index.committed(), 1U);
+  EXPECT_EQ(index.add_staged(c.data()), 1U);
+  EXPECT_EQ(index.candidates(a.data(), false), (std::vector<std::uint64_t>{0, 1}));
+  index.drop_staged();
+  EXPECT_EQ(index.size(), 1U);
+  EXPECT_EQ(index.candidates(a.data(), false), (std::vector<std::uint64_t>{0}));
+}
+
+TEST(LshIndex, ManyDocumentsThroughGrowthAndReload) {
+  std::mt19937_64 rng(9);
+  LshIndex index(16, LshShape{4, 4}, 4, 12);
+  std::vector<std::vector<std::uint8_t>> rows;
+  for (int i = 0; i < 5000; ++i) {
+    std::vector<std::uint32_t> v(16);
+    for (auto& x : v) x = static_cast<std::uint32_t>(rng());
+    rows.push_back(packed(v, 4));
+    index.add_staged(rows.back().data());
+    if (i % 700 == 0) index.promote(index.staged());
+  }
+  index.promote(index.staged());
+  LshIndex reloaded(16, LshShape{4, 4}, 4, 12);
+  for (const auto& r : rows) reloaded.load_committed(r.data(), 1);
+  reloaded.rebuild_committed();
+  for (std::size_t i = 0; i < rows.size(); i += 37) {
+    const auto got = index.candidates(rows[i].data(), true);
+    EXPECT_NE(std::find(got.begin(), got.end(), i), got.end());
+    EXPECT_EQ(got, reloaded.candidates(rows[i].data(), true));
+  }
+  EXPECT_GT(index.memory_bytes(), 5000U * 8);
+}
+
+}  // namespace
+}  // namespace luminamoon::data::minhash_internal

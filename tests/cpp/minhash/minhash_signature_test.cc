@@ -1,0 +1,153 @@
+#include "luminamoon/data/minhash/minhash_signature.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "luminamoon/data/common/error.h"
+#include "luminamoon/data/common/xxh3.h"
+
+namespace luminamoon::data {
+namespace {
+
+// The definition, written out independently of the kernels: min over the shingle hashes.
+std::vector<std::uint32_t> reference_signature(const MinHasher& h, std::string_view text) {
+  std::vector<std::uint32_t> out(h.num_perm(), 0xFFFFFFFFU);
+  for (const std::uint64_t x : h.shingle_hashes(text)) {
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      const auto v = static_cast<std::uint32_t>((h.multipliers()[i] * x + h.increments()[i]) >> 32);
+      out[i] = std::min(out[i], v);
+    }
+  }
+  return out;
+}
+
+TEST(SplitMix64, KnownOutputs) {
+  std::uint64_t state = 0;
+  EXPECT_EQ(splitmix64_next(state), 0xE220A8397B1DCDAFULL);
+  EXPECT_EQ(splitmix64_next(state), 0x6E789E6AA1B965F4ULL);
+  EXPECT_EQ(splitmix64_next(state), 0x06C45D188009454FULL);
+}
+
+TEST(MinHasher, PermutationsAreOddMultipliersFromSplitMix) {
+  MinHasher h(MinHashConfig{4, ShingleKind::kWord, 5, 7});
+  std::uint64_t state = 7;
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(h.multipliers()[i], splitmix64_next(state) | 1U);
+    EXPECT_EQ(h.increments()[i], splitmix64_next(state));
+  }
+}
+
+TEST(MinHasher, GoldenSignatures) {
+  // Also pinned by tests/test_minhash.py (both backends) from an independent Python reference.
+  MinHasher words(MinHashConfig{8, ShingleKind::kWord, 5, 1});
+  EXPECT_EQ(words.signature("The quick brown fox jumps over the lazy dog."),
+            (std::vector<std::uint32_t>{402882063, 580773768, 402428786, 53197566, 548217054,
+                                        392974488, 536505173, 772047726}));
+  MinHasher chars(MinHashConfig{8, ShingleKind::kChar, 3, 1});
+  EXPECT_EQ(chars.signature("Hello, World!"),
+            (std::vector<std::uint32_t>{315290559, 521958292, 955888252, 397391775, 35471941,
+                                        824756023, 462249446, 145815397}));
+}
+
+TEST(Shingles, Normalisation) {
+  EXPECT_EQ(normalize_for_shingles("Hello,   WORLD! \xC3\x9Cn\xC3\xAF  --  x"),
+            "hello world \xC3\xBCn\xC3\xAF x");
+  EXPECT_EQ(normalize_for_shingles(""), "");
+  EXPECT_EQ(normalize_for_shingles(" ,.;!? \t\n"), "");
+  // U+0130 lowercases to 'i' (its simple mapping); U+01C5 (title case) to U+01C6.
+  EXPECT_EQ(normalize_for_shingles("\xC4\xB0stanbul \xC7\x85"), "istanbul \xC7\x86");
+  // Invalid UTF-8 separates words, like U+FFFD would; so does a valid U+FFFD.
+  EXPECT_EQ(normalize_for_shingles("ab\xFF"
+                                   "cd\xE2\x82"
+                                   "ef\xEF\xBF\xBDgh"),
+            "ab cd ef gh");
+  // Marks and numbers are word characters; punctuation and symbols are not.
+  EXPECT_EQ(normalize_for_shingles("e\xCC\x81t\xC3\xA9 \xC2\xB2 a\xE2\x80\x94"
+                                   "b"),
+            "e\xCC\x81t\xC3\xA9 \xC2\xB2 a b");
+  EXPECT_EQ(normalize_for_shingles("\xE6\x97\xA5\xE6\x9C\xAC\xE3\x80\x82x"),
+            "\xE6\x97\xA5\xE6\x9C\xAC x");
+}
+
+TEST(Shingles, WordAndCharWindows) {
+  MinHasher w3(MinHashConfig{4, ShingleKind::kWord, 3, 1});
+  EXPECT_EQ(w3.shingle_hashes("A b, c d"),
+            (std::vector<std::uint64_t>{xxh3_64("a b c"), xxh3_64("b c d")}));
+  // Shorter than one shingle: the whole normalised text is one shingle.
+  EXPECT_EQ(w3.shingle_hashes("A b"), (std::vector<std::uint64_t>{xxh3_64("a b")}));
+  EXPECT_TRUE(w3.shingle_hashes("!!").empty());
+  MinHasher c3(MinHashConfig{4, ShingleKind::kChar, 3, 1});
+  EXPECT_EQ(c3.shingle_hashes("Ab, c"),
+            (std::vector<std::uint64_t>{xxh3_64("ab "), xxh3_64("b c")}));
+  EXPECT_EQ(c3.shingle_hashes("\xC3\xA9\xC3\xA9"),
+            (std::vector<std::uint64_t>{xxh3_64("\xC3\xA9\xC3\xA9")}));
+  EXPECT_EQ(c3.shingle_hashes("\xC3\xA9\xC3\xA9x"),
+            (std::vector<std::uint64_t>{xxh3_64("\xC3\xA9\xC3\xA9x")}));
+}
+
+TEST(MinHasher, EmptyDocumentHasTheEmptySignature) {
+  MinHasher h;
+  EXPECT_EQ(h.signature(""), std::vector<std::uint32_t>(64, 0xFFFFFFFFU));
+  EXPECT_EQ(h.signature("  ...  "), std::vector<std::uint32_t>(64, 0xFFFFFFFFU));
+  EXPECT_DOUBLE_EQ(shingle_jaccard(h, "", "..."), 1.0);
+  EXPECT_DOUBLE_EQ(shingle_jaccard(h, "", "a b c d e"), 0.0);
+}
+
+TEST(MinHasher, MatchesTheDefinitionOnRandomText) {
+  std::mt19937_64 rng(3);
+  const char* words[] = {"alpha", "Beta", "gamma", "\xC3\xA9t\xC3\xA9", "42", "x", "\xFF", "--"};
+  for (const std::uint32_t p : {1U, 3U, 8U, 63U, 64U, 65U, 200U}) {
+    for (const auto kind : {ShingleKind::kWord, ShingleKind::kChar}) {
+      MinHasher h(MinHashConfig{p, kind, 1 + static_cast<std::uint32_t>(rng() % 6), rng()});
+      for (int doc = 0; doc < 20; ++doc) {
+        std::string text;
+        const std::size_t n = rng() % 3000;  // crosses the 512-hash chunk boundary
+        for (std::size_t k = 0; k < n; ++k) {
+          text += words[rng() % 8];
+          text += ' ';
+        }
+        EXPECT_EQ(h.signature(text), reference_signature(h, text));
+      }
+    }
+  }
+}
+
+TEST(MinHasher, BatchSignaturesDoNotDependOnThreads) {
+  MinHasher h;
+  std::vector<std::string> texts;
+  for (int i = 0; i < 500; ++i)
+    texts.push_back("document number " + std::to_string(i * 7919) + " of many");
+  std::vector<std::string_view> views(texts.begin(), texts.end());
+  std::vector<std::uint32_t> one(views.size() * 64);
+  std::vector<std::uint32_t> four(views.size() * 64);
+  h.signatures(views, one, 1);
+  h.signatures(views, four, 4);
+  EXPECT_EQ(one, four);
+  for (std::size_t i = 0; i < views.size(); i += 97) {
+    EXPECT_EQ(std::vector<std::uint32_t>(one.begin() + static_cast<std::ptrdiff_t>(i * 64),
+                                         one.begin() + static_cast<std::ptrdiff_t>(i * 64 + 64)),
+              h.signature(views[i]));
+  }
+}
+
+TEST(MinHasher, RejectsBadConfigs) {
+  EXPECT_THROW(MinHasher(MinHashConfig{0, ShingleKind::kWord, 5, 1}), InvalidArgument);
+  EXPECT_THROW(MinHasher(MinHashConfig{513, ShingleKind::kWord, 5, 1}), InvalidArgument);
+  EXPECT_THROW(MinHasher(MinHashConfig{64, ShingleKind::kWord, 0, 1}), InvalidArgument);
+  EXPECT_THROW(MinHasher(MinHashConfig{64, ShingleKind::kWord, 257, 1}), InvalidArgument);
+}
+
+TEST(Similarity, EstimateAndJaccard) {
+  MinHasher h(MinHashConfig{128, ShingleKind::kWord, 1, 1});
+  EXPECT_DOUBLE_EQ(shingle_jaccard(h, "a b c d", "c d e f"), 2.0 / 6.0);
+  const auto sa = h.signature("a b c d");
+  EXPECT_DOUBLE_EQ(estimate_similarity(sa, sa), 1.0);
+  EXPECT_THROW(estimate_similarity(sa, std::vector<std::uint32_t>(3)), InvalidArgument);
+}
+
+}  // namespace
+}  // namespace luminamoon::data

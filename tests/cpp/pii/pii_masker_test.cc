@@ -1,0 +1,206 @@
+// PiiMasker: one golden case per rule of docs/pii.md (positives and the hard negatives), offsets,
+// invalid UTF-8, batches and statistics. The same rules are checked against the Python fallback
+// by tests/test_pii*.py.
+#include "luminamoon/data/pii/pii_masker.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "luminamoon/data/common/error.h"
+#include "pii/internal/scanner.h"
+
+namespace luminamoon::data {
+namespace {
+
+std::string masked(std::string_view text, PiiMaskerOptions options = {}) {
+  return PiiMasker(std::move(options)).mask(text);
+}
+
+TEST(PiiValidators, Ipv4) {
+  using pii_internal::parse_ipv4;
+  EXPECT_EQ(parse_ipv4("8.8.4.4"), 0x08080404u);
+  EXPECT_EQ(parse_ipv4("255.255.255.255"), 0xFFFFFFFFu);
+  EXPECT_EQ(parse_ipv4("0.0.0.0"), 0u);
+  for (std::string_view bad : {"256.1.1.1", "1.2.3", "1.2.3.4.5", "01.2.3.4", "1..2.3", "1.2.3.",
+                               "1234.1.1.1", "", "a.b.c.d"}) {
+    EXPECT_FALSE(parse_ipv4(bad)) << bad;
+  }
+}
+
+TEST(PiiValidators, Ipv6) {
+  using pii_internal::parse_ipv6;
+  for (std::string_view good : {"2001:db8::1", "::1", "fe80::", "1:2:3:4:5:6:7:8", "::ffff:1.2.3.4",
+                                "1:2:3:4:5:6:1.2.3.4", "1:2:3:4:5:6:7::", "::2:3:4:5:6:7:8"}) {
+    EXPECT_TRUE(parse_ipv6(good)) << good;
+  }
+  for (std::string_view bad : {"::", "1:2:3:4:5:6:7", "1:2:3:4:5:6:7:8:9", "1::2::3", "12345::",
+                               ":1::", "1::2:", "1:2:3:4:5:6:7:8::", "::1.2.3", "1.2.3.4::", "g::1",
+                               "10:30:00", "00:1a:2b:3c:4d:5e", "::ffff:01.2.3.4"}) {
+    EXPECT_FALSE(parse_ipv6(bad)) << bad;
+  }
+  EXPECT_EQ((*parse_ipv6("2001:db8::ff00:42:8329"))[15], 0x29);
+}
+
+TEST(PiiValidators, PublicRanges) {
+  using namespace pii_internal;
+  EXPECT_TRUE(ipv4_is_public(*parse_ipv4("8.8.8.8")));
+  for (std::string_view a : {"10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1", "127.0.0.1",
+                             "169.254.1.1", "100.64.0.1", "0.1.2.3", "192.0.2.1", "198.51.100.7",
+                             "203.0.113.9", "224.0.0.1", "255.255.255.255", "198.18.0.1"}) {
+    EXPECT_FALSE(ipv4_is_public(*parse_ipv4(a))) << a;
+  }
+  EXPECT_TRUE(ipv4_is_public(*parse_ipv4("172.32.0.1")));
+  EXPECT_TRUE(ipv6_is_public(*parse_ipv6("2606:4700::1111")));
+  EXPECT_TRUE(ipv6_is_public(*parse_ipv6("::ffff:8.8.8.8")));
+  for (std::string_view a : {"::1", "fe80::1", "fc00::1", "ff02::1", "2001:db8::1",
+                             "::ffff:10.0.0.1", "1::2", "::2", "64:ff9b::a00:1"}) {
+    EXPECT_FALSE(ipv6_is_public(*parse_ipv6(a))) << a;
+  }
+}
+
+TEST(PiiValidators, LuhnAndIssuers) {
+  using namespace pii_internal;
+  for (std::string_view card : {"4111111111111111", "5555555555554444", "378282246310005",
+                                "6011111111111117", "3530111333300000", "30569309025904",
+                                "2223003122003222", "6200000000000005", "4222222222222"}) {
+    EXPECT_TRUE(luhn_valid(card) && card_issuer_known(card)) << card;
+  }
+  EXPECT_FALSE(luhn_valid("4111111111111112"));
+  EXPECT_FALSE(card_issuer_known("1234567812345670"));  // Luhn-valid, no issuer
+  EXPECT_FALSE(card_issuer_known("411111111111111"));   // Visa never has 15 digits
+}
+
+TEST(PiiMasker, Emails) {
+  EXPECT_EQ(masked("write to John.Doe+news@mail.example.co.uk."), "write to <EMAIL>.");
+  EXPECT_EQ(masked("联系zhang.wei@example.cn获取"), "联系<EMAIL>获取");
+  for (std::string_view no : {"user@localhost", "icon@2x.png", "pkg@1.2.3", "@handle", "a..b@x.com",
+                              ".a@x.com", "a@x.c", "a@-x.com", "a@x-.com", "a@x.c0m"}) {
+    EXPECT_EQ(masked(no), no) << no;
+  }
+  EXPECT_EQ(masked(std::string(65, 'a') + "@x.com"), std::string(65, 'a') + "@x.com");
+  EXPECT_EQ(masked(std::string(64, 'a') + "@x.com"), "<EMAIL>");
+}
+
+TEST(PiiMasker, IpAddresses) {
+  EXPECT_EQ(masked("from 8.8.8.8:53 and 10.0.0.1"), "from <IP_ADDRESS>:53 and 10.0.0.1");
+  PiiMaskerOptions all;
+  all.mask_private_ips = true;
+  EXPECT_EQ(masked("from 8.8.8.8:53 and 10.0.0.1", all), "from <IP_ADDRESS>:53 and <IP_ADDRESS>");
+  for (std::string_view no : {"v1.2.3.4", "1.2.3.4.5", "256.1.1.1", "1.2.3.4a", "01.02.03.04",
+                              "std::vector", "10:30:45", "a[1::2]", "A::B", "x[::2]"}) {
+    EXPECT_EQ(masked(no, all), no) << no;
+  }
+  EXPECT_EQ(masked("[2001:4860:4860::8888]:443"), "[<IP_ADDRESS>]:443");
+  EXPECT_EQ(masked("addr:2606:4700::1111."), "addr:<IP_ADDRESS>.");
+  EXPECT_EQ(masked("::ffff:8.8.8.8"), "<IP_ADDRESS>");
+}
+
+TEST(PiiMasker, CreditCards) {
+  EXPECT_EQ(masked("card 4111 1111 1111 1111 exp 12/25"), "card <CREDIT_CARD> exp 12/25");
+  EXPECT_EQ(masked("amex 3782-822463-10005"), "amex <CREDIT_CARD>");
+  EXPECT_EQ(masked("call 555 4111 1111 1111 1111"), "call 555 <CREDIT_CARD>");
+  EXPECT_EQ(masked("mc2 2223 0031 2200 3222"), "mc2 <CREDIT_CARD>");
+  for (std::string_view no :
+       {"4111 1111 1111 1112", "4111-1111 1111-1111", "1234567812345670", "41111111111111111111111",
+        "x4111111111111111", "4111111111111111.5", "978-3-16-148410-0", "+1 555 123 4567"}) {
+    EXPECT_EQ(masked(no), no) << no;
+  }
+}
+
+TEST(PiiMasker, ApiKeys) {
+  const std::string ghp = "ghp_" + std::string(36, 'a');
+  EXPECT_EQ(masked("token=" + ghp + ";"), "token=<API_KEY>;");
+  EXPECT_EQ(masked("x" + ghp), "x" + ghp);
+  EXPECT_EQ(masked("AKIAIOSFODNN7EXAMPLE"), "<API_KEY>");
+  EXPECT_EQ(masked("AKIAIOSFODNN7EXAMPLEX"), "AKIAIOSFODNN7EXAMPLEX");
+  EXPECT_EQ(masked("sk-" + std::string(30, 'a')), "sk-" + std::string(30, 'a'));  // not mixed
+  EXPECT_EQ(masked("key: sk-Ab1" + std::string(30, 'c')), "key: <API_KEY>");
+  EXPECT_EQ(masked("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n"),
+            "aws_secret_access_key = <API_KEY>\n");
+  EXPECT_EQ(masked("password = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
+            "password = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY");
+  EXPECT_EQ(masked("a -----BEGIN EC PRIVATE KEY-----\nMHcC\n-----END EC PRIVATE KEY----- b"),
+            "a <API_KEY> b");
+  EXPECT_EQ(masked("-----BEGIN PUBLIC KEY-----\nMFkw\n-----END PUBLIC KEY-----"),
+            "-----BEGIN PUBLIC KEY-----\nMFkw\n-----END PUBLIC KEY-----");
+}
+
+TEST(PiiMasker, LeftmostLongestAcrossCategories) {
+  const std::string key = "AKIAIOSFODNN7EXAMPLE";
+  EXPECT_EQ(masked(key + "@example.com"), "<EMAIL>");
+  PiiMaskerOptions no_email;
+  no_email.enabled[0] = false;
+  EXPECT_EQ(masked(key + "@example.com", no_email), "<API_KEY>@example.com");
+}
+
+TEST(PiiMasker, OffsetsInCodePointsAndBytes) {
+  PiiMasker m;
+  const std::vector<PiiSpan> spans = m.find("é€😀 a@b.co");
+  ASSERT_EQ(spans.size(), 1u);
+  EXPECT_EQ(spans[0].start, 4u);
+  EXPECT_EQ(spans[0].byte_start, 10u);
+  EXPECT_EQ(spans[0].end - spans[0].start, 6u);
+}
+
+TEST(PiiMasker, InvalidUtf8FollowsCPythonReplace) {
+  EXPECT_EQ(utf8_code_points("\xE2\x82"), 1u);
+  EXPECT_EQ(utf8_code_points("\xF0\x80\x80"), 3u);
+  EXPECT_EQ(utf8_code_points("\xED\xA0\x80"), 3u);
+  EXPECT_EQ(utf8_code_points("\xC3\xA9\xFF"), 2u);
+  std::string out;
+  append_utf8_repaired("a\xE2\x82z\xF4\x90", out);
+  EXPECT_EQ(out, "a\xEF\xBF\xBDz\xEF\xBF\xBD\xEF\xBF\xBD");
+  PiiMaskerOptions empty_tag;
+  empty_tag.tags[0] = "";
+  // Masking must not glue the pieces around a match into a new character.
+  EXPECT_EQ(masked("\xE2\x82"
+                   "a@b.co\xAC",
+                   empty_tag),
+            "\xEF\xBF\xBD\xEF\xBF\xBD");
+  PiiMasker m;
+  const std::vector<PiiSpan> spans = m.find("\xFF\xFE a@b.co");
+  ASSERT_EQ(spans.size(), 1u);
+  EXPECT_EQ(spans[0].start, 3u);
+  EXPECT_EQ(spans[0].byte_start, 3u);
+}
+
+TEST(PiiMasker, BatchIsIndependentOfThreadsAndCounts) {
+  std::vector<std::string> docs;
+  for (int i = 0; i < 3000; ++i) {
+    docs.push_back(std::string(300, 'x') + " user" + std::to_string(i) + "@example.com " +
+                   (i % 3 == 0 ? "8.8.8.8" : "no ip"));
+  }
+  std::vector<std::string_view> views(docs.begin(), docs.end());
+  std::vector<std::string> one, four;
+  std::vector<std::uint8_t> changed_one, changed_four;
+  PiiMaskerOptions o1, o4;
+  o1.threads = 1;
+  o4.threads = 4;
+  PiiMasker m1(o1), m4(o4);
+  const PiiCounts c1 = m1.mask_batch(views, one, changed_one);
+  const PiiCounts c4 = m4.mask_batch(views, four, changed_four);
+  EXPECT_EQ(one, four);
+  EXPECT_EQ(c1, c4);
+  EXPECT_EQ(c1[0], 3000u);
+  EXPECT_EQ(c1[1], 1000u);
+  EXPECT_EQ(m1.stats().documents, 3000u);
+  EXPECT_EQ(m1.counts(), c1);
+  m1.mask("nothing here");
+  EXPECT_EQ(m1.counts(), PiiCounts{});
+  EXPECT_EQ(m1.stats().counts[0], 3000u);
+  m1.reset_stats();
+  EXPECT_EQ(m1.stats().documents, 0u);
+}
+
+TEST(PiiMasker, CustomTagsAndInvalidTag) {
+  PiiMaskerOptions o;
+  o.tags[1] = "[ip]";
+  EXPECT_EQ(masked("8.8.8.8", o), "[ip]");
+  o.tags[1] = "\xFF";
+  EXPECT_THROW(PiiMasker{o}, InvalidArgument);
+}
+
+}  // namespace
+}  // namespace luminamoon::data

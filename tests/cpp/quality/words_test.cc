@@ -1,0 +1,83 @@
+// The spaCy-compatible word tokenizer and sentence counter. Expected tokens are spaCy 3.8's
+// (spacy.blank("en")) on the same strings; tests/test_quality_datatrove.py compares many more.
+#include "quality/internal/words.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace luminamoon::data::quality_internal {
+namespace {
+
+std::vector<std::string> words_of(std::string_view text) {
+  std::vector<Token> tokens;
+  tokenize_document(text, tokens);
+  std::vector<std::string> out;
+  for (const Token& t : tokens) {
+    if (t.kind != TokenKind::kWhitespace) out.emplace_back(text.substr(t.begin, t.end - t.begin));
+  }
+  return out;
+}
+
+std::size_t sentences(std::string_view line) {
+  std::vector<Token> scratch;
+  return count_sentences(line, scratch);
+}
+
+TEST(Words, AffixesInfixesAndExceptions) {
+  EXPECT_EQ(words_of("Hello, world! Don't e-mail me at foo@bar.com... U.S. costs $5.00 (approx.) "
+                     "well-known and/or 3.14 x--y 'quoted' #tag the. The."),
+            (std::vector<std::string>{
+                "Hello", ",", "world", "!", "Do", "n't", "e", "-", "mail", "me", "at",
+                "foo@bar.com", "...", "U.S.", "costs", "$", "5.00", "(", "approx", ".", ")",
+                "well", "-", "known", "and/or", "3.14", "x", "--", "y", "'", "quoted", "'", "#",
+                "tag", "the", ".", "The", "."}));
+}
+
+TEST(Words, UrlsUnitsAndEmoticons) {
+  EXPECT_EQ(words_of("Visit https://example.com/a-b?x=1, or www.test.org. Call 10am; it's 5km "
+                     "away:)"),
+            (std::vector<std::string>{"Visit", "https://example.com/a-b?x=1", ",", "or",
+                                      "www.test.org", ".", "Call", "10", "am", ";", "it", "'s",
+                                      "5", "km", "away", ":)"}));
+  EXPECT_EQ(words_of(":) (: wow:) x-a. e.g., 10.0.0.1 8.8.8.8:80/p 22\u00b0C."),
+            (std::vector<std::string>{":)", "(:", "wow", ":)", "x", "-", "a.", "e.g.", ",",
+                                      "10.0.0.1", "8.8.8.8:80/p", "22", "\u00b0", "C", "."}));
+}
+
+TEST(Words, WhitespaceRunsAreTokensButNotWords) {
+  std::vector<Token> tokens;
+  tokenize_document("a  b\tc\n", tokens);
+  ASSERT_EQ(tokens.size(), 6u);
+  EXPECT_EQ(tokens[1].kind, TokenKind::kWhitespace);  // the second space
+  EXPECT_EQ(tokens[2].kind, TokenKind::kGlued);
+  EXPECT_EQ(words_of(" \n\t "), std::vector<std::string>{});
+  EXPECT_EQ(words_of(""), std::vector<std::string>{});
+}
+
+TEST(Words, SentencesAsSpacysSentencizer) {
+  EXPECT_EQ(sentences("Hello, world! Don't e-mail me. U.S. costs the. The."), 4u);
+  EXPECT_EQ(sentences("He said \"Stop.\"  Then left... Really?! Yes.\tOk. 3.5 is pi-ish. Mr. Smith "
+                      "paid $30."),
+            6u);
+  EXPECT_EQ(sentences("no punctuation at all"), 1u);
+  EXPECT_EQ(sentences(""), 0u);
+  EXPECT_EQ(sentences("..."), 1u);
+}
+
+TEST(Words, LongInputsAreLinear) {
+  // 4 MB of affixes and of infixes: quadratic peeling would take minutes.
+  const std::string brackets = std::string(2'000'000, '(') + "x" + std::string(2'000'000, ')');
+  EXPECT_EQ(words_of(brackets).size(), 4'000'001u);
+  std::string hyphens;
+  for (int i = 0; i < 1'000'000; ++i) hyphens += "ab-";
+  hyphens += "ab";
+  EXPECT_EQ(words_of(hyphens).size(), 2'000'001u);
+  const std::string dots = "a" + std::string(4'000'000, '.');
+  EXPECT_EQ(words_of(dots).size(), 2u);
+}
+
+}  // namespace
+}  // namespace luminamoon::data::quality_internal
