@@ -114,7 +114,9 @@ def bench_corpus(name: str, texts: list[str], repeats: int, fallback_docs: int) 
                 seconds, keep = timed(job)
                 times[label].append(seconds)
                 keeps[label] = keep
-        agree = sum(a == b for a, b in zip(keeps["ours_t1"], keeps["datatrove"])) / len(texts)
+        agree = sum(
+            a == b for a, b in zip(keeps["ours_t1"], keeps["datatrove"], strict=True)
+        ) / len(texts)
         for label in ("ours_all", "ours_t1_arrow"):
             if keeps[label] != keeps["ours_t1"]:
                 raise AssertionError(f"{preset} {label}: decisions differ from threads=1")

@@ -44,7 +44,7 @@ def main() -> int:
     for presets in COLUMNS:
         result = lmd.QualityFilter(presets).filter_batch(texts)
         by_kind: dict[str, list[bool]] = defaultdict(list)
-        for (label, _), keep in zip(corpus, result.keep):
+        for (label, _), keep in zip(corpus, result.keep, strict=True):
             by_kind[label].append(keep)
         kept[presets] = by_kind
     print(f"{len(corpus)} documents (seed {args.seed}), backend {lmd.BACKEND}\n")

@@ -610,7 +610,7 @@ def _unicode_mix(rng: random.Random) -> str:
     pieces = (
         "Привет, как дела? Всё хорошо.",
         "これは日本語の文です。",
-        "中文文本测试，没有空格。",
+        "中文文本测试\uff0c没有空格。",
         "Ünïcödé çhäràctérs everywhere — naïve café.",
         "😀🎉👍 emoji party 🚀✨",
         "العربية نص قصير.",

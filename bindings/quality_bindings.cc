@@ -160,8 +160,7 @@ void bind_quality(nb::module_& m) {
             for (std::size_t k = 0; k < keys.size(); ++k) settings.emplace_back(keys[k], values[k]);
             new (self) QualityFilter(views, settings, QualityFilterOptions{n});
           },
-          "presets"_a = nb::make_tuple("default"), nb::kw_only(), "threads"_a = 0,
-          "thresholds"_a,
+          "presets"_a = nb::make_tuple("default"), nb::kw_only(), "threads"_a = 0, "thresholds"_a,
           nb::sig("def __init__(self, presets: str | collections.abc.Sequence[str] = ('default',), "
                   "*, threads: int = 0, **thresholds: object) -> None"))
       .def_prop_ro(

@@ -696,7 +696,12 @@ void bind_string_tensor(nb::module_& m) {
           "__reduce__", [](nb::handle self) { return interop("reduce")(self); },
           nb::sig("def __reduce__(self) -> tuple[typing.Any, tuple[typing.Any, ...]]"),
           "Pickle support: rebuilt with from_buffers from offsets + payload.");
-  cls.attr("__hash__") = nb::none();
+  // Unhashable like NumPy and pyarrow arrays: == compares contents. A __hash__ that raises (rather
+  // than __hash__ = None) keeps the generated stub valid for mypy.
+  cls.def(
+      "__hash__",
+      [](nb::handle) -> Py_ssize_t { throw nb::type_error("unhashable type: 'StringTensor'"); },
+      nb::sig("def __hash__(self) -> int"));
 }
 
 }  // namespace luminamoon::data::bindings

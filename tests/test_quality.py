@@ -306,7 +306,8 @@ def test_filter_batch_results() -> None:
     assert result.keep == [True, False, True, False]
     assert result.reasons[0] is None
     assert result.reasons[1] == f.check("Too short.")
-    assert result.reasons[3] is not None and result.reasons[3].rule == "min_char_entropy"
+    assert result.reasons[3] is not None
+    assert result.reasons[3].rule == "min_char_entropy"
     assert result.counters["total"] == 4
     assert result.counters["kept"] == 2
     assert result.counters["rejected"] == 2
@@ -361,7 +362,8 @@ ALL = ("default", "gopher_quality", "gopher_repetition", "c4", "fineweb")
 
 def _finite(metrics: dict[str, float]) -> None:
     for name, value in metrics.items():
-        assert math.isfinite(value) and value >= 0, name
+        assert math.isfinite(value), name
+        assert value >= 0, name
 
 
 def test_empty_and_whitespace() -> None:
@@ -391,7 +393,8 @@ def test_invalid_utf8_bytes_and_nul() -> None:
     assert f.metrics("\ud800 lone") == f.metrics("\ufffd\ufffd\ufffd lone")
     m = f.metrics("a\x00b\x00c")
     _finite(m)
-    assert m["chars"] == 5 and m["symbol_ratio"] == 2 / 5
+    assert m["chars"] == 5
+    assert m["symbol_ratio"] == 2 / 5
     assert f.metrics(memoryview(bad)) == f.metrics(bad)
 
 
@@ -417,7 +420,7 @@ def test_default_preset_calibration() -> None:
     f = QF()
     result = f.filter_batch([text for _, text in corpus])
     by_label: dict[str, list[bool]] = {}
-    for (label, _), keep in zip(corpus, result.keep):
+    for (label, _), keep in zip(corpus, result.keep, strict=True):
         by_label.setdefault(label, []).append(keep)
     prose_keep = [k for kind in quality_corpus.PROSE_KINDS for k in by_label[kind]]
     assert sum(prose_keep) / len(prose_keep) >= 0.98

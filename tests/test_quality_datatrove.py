@@ -107,7 +107,6 @@ def test_tokenizer_and_sentences_match_spacy() -> None:
         with nlp.memory_zone():
             doc = nlp(text)
             tokens = [t.text for t in doc if t.text.strip()]
-            sentences = len([s for s in doc.sents if s.text.strip()])
         assert lmd.QualityFilter.tokenize(text) == tokens, text
         # The sentence count is what C4 uses: check it through a one-line C4 document.
         c4 = lmd.QualityFilter(

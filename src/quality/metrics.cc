@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <utility>
 
@@ -71,8 +72,7 @@ namespace {
 
 // numerator / denominator, 0.0 when the denominator is 0 (docs/quality.md, "Bad input").
 double ratio(std::size_t numerator, std::size_t denominator) {
-  return denominator == 0 ? 0.0
-                          : static_cast<double>(numerator) / static_cast<double>(denominator);
+  return denominator == 0 ? 0.0 : static_cast<double>(numerator) / static_cast<double>(denominator);
 }
 
 bool has_letter(std::string_view token) {
@@ -133,9 +133,9 @@ std::pair<std::size_t, std::size_t> find_duplicates(ProbeTable& table,
   std::size_t chars = 0;
   for (std::size_t i = 0; i < items.size(); ++i) {
     const std::string_view item = items[i];
-    const std::uint32_t first = table.find_or_insert(
-        hash_bytes(item), static_cast<std::uint32_t>(i),
-        [&](std::uint32_t stored) { return items[stored] == item; });
+    const std::uint32_t first =
+        table.find_or_insert(hash_bytes(item), static_cast<std::uint32_t>(i),
+                             [&](std::uint32_t stored) { return items[stored] == item; });
     if (first != i) {
       ++elements;
       chars += ascii ? item.size() : count_code_points(item);
@@ -222,6 +222,34 @@ void dup_ngram_char_ratios(ProbeTable& table, const std::vector<std::string_view
     prefix[i + 1] = h;
   }
   const std::string_view all(joined);
+
+  // Positions that can never repeat or be repeated, for any n >= 5: equal n-grams of 8 bytes
+  // or more start with the same 8 bytes of `joined`, so a position whose 5-gram (its shortest
+  // n-gram here) has 8+ bytes and whose next 8 bytes start no other word has no partner. The
+  // passes below skip it (it would be remembered, and never found again); in prose that is
+  // most positions. Exact: every other position is checked as datatrove checks it.
+  std::vector<std::uint8_t> live(w, 1);
+  if (w >= 5) {
+    std::vector<std::uint64_t> window(w, 0);
+    std::vector<std::uint32_t> first_of(w, 0);
+    std::vector<std::uint32_t> count(w, 0);
+    table.reset(w);
+    for (std::size_t i = 0; i < w; ++i) {
+      if (offsets[i] + 8 > all.size()) break;  // offsets only grow
+      std::memcpy(&window[i], all.data() + offsets[i], 8);
+      const std::uint64_t key = window[i];
+      const std::uint32_t first =
+          table.find_or_insert(mix64(key), static_cast<std::uint32_t>(i),
+                               [&](std::uint32_t stored) { return window[stored] == key; });
+      first_of[i] = first;
+      ++count[first];
+    }
+    for (std::size_t i = 0; i + 5 <= w; ++i) {
+      const bool has_window = offsets[i] + 8 <= all.size();
+      if (has_window && offsets[i + 5] - offsets[i] >= 8 && count[first_of[i]] == 1) live[i] = 0;
+    }
+  }
+
   for (std::size_t n = 5; n <= 10; ++n) {
     std::size_t repeated = 0;
     if (w >= n) {
@@ -231,11 +259,14 @@ void dup_ngram_char_ratios(ProbeTable& table, const std::vector<std::string_view
       };
       std::size_t i = 0;
       while (i + n <= w) {
+        if (!live[i]) {
+          ++i;
+          continue;
+        }
         // hash(bytes of words i..i+n) = prefix[i+n] - prefix[i] * B^(their length)
         const std::uint64_t shifted = mul_mod(prefix[i], base_power(offsets[i + n] - offsets[i]));
-        const std::uint64_t hash = prefix[i + n] >= shifted
-                                       ? prefix[i + n] - shifted
-                                       : prefix[i + n] + kMersenne61 - shifted;
+        const std::uint64_t hash = prefix[i + n] >= shifted ? prefix[i + n] - shifted
+                                                            : prefix[i + n] + kMersenne61 - shifted;
         const std::string_view gram = bytes_of(i);
         const std::uint32_t first =
             table.find_or_insert(mix64(hash), static_cast<std::uint32_t>(i),
@@ -271,7 +302,8 @@ const std::vector<std::string_view>& Document::tokens() {
     tokenize_document(text_, raw_);
     tokens_.clear();
     for (const Token& t : raw_) {
-      if (t.kind != TokenKind::kWhitespace) tokens_.push_back(text_.substr(t.begin, t.end - t.begin));
+      if (t.kind != TokenKind::kWhitespace)
+        tokens_.push_back(text_.substr(t.begin, t.end - t.begin));
     }
     have_tokens_ = true;
   }
@@ -400,8 +432,8 @@ void core_metrics(Document& doc, std::int64_t ngram_n, std::int64_t ngram_window
 // -- Gopher quality -------------------------------------------------------------------------
 
 void gopher_quality_metrics(Document& doc, Metrics& out) {
-  static constexpr std::array<std::string_view, 8> kStopWords = {"the",  "be",   "to",   "of",
-                                                                 "and",  "that", "have", "with"};
+  static constexpr std::array<std::string_view, 8> kStopWords = {"the", "be",   "to",   "of",
+                                                                 "and", "that", "have", "with"};
   const std::string_view text = doc.text();
   const std::vector<std::string_view>& tokens = doc.tokens();
   std::size_t non_symbol = 0;
@@ -474,7 +506,25 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
   // Counter.most_common(1) over insertion order).
   std::vector<std::uint64_t> ids;  // word hashes
   word_hashes(words, ids);
-  std::vector<std::uint32_t> counts;
+  // An n-gram with a word that occurs once occurs once: only runs of repeated words can hold a
+  // repeated n-gram, so the others are not counted. If no n-gram repeats, the top one is the
+  // first n-gram, once (Counter.most_common(1) takes the first of equal counts).
+  std::vector<std::uint32_t> counts(w, 0);
+  std::vector<std::uint32_t> repeated_run(w + 1, 0);  // repeated words from i on, in a row
+  {
+    table.reset(w);
+    std::vector<std::uint32_t> first_of(w, 0);
+    for (std::size_t i = 0; i < w; ++i) {
+      const std::string_view word = words[i];
+      first_of[i] =
+          table.find_or_insert(mix64(ids[i]), static_cast<std::uint32_t>(i),
+                               [&](std::uint32_t stored) { return words[stored] == word; });
+      ++counts[first_of[i]];
+    }
+    for (std::size_t i = w; i-- > 0;) {
+      repeated_run[i] = counts[first_of[i]] >= 2 ? repeated_run[i + 1] + 1 : 0;
+    }
+  }
   // partial[i]: the unmixed hash of the n-gram at i, extended by one word for every n.
   std::vector<std::uint64_t> partial(w, 0);
   for (std::size_t i = 0; i < w; ++i) partial[i] = ids[i] * 0x9E3779B97F4A7C15ULL;
@@ -486,9 +536,10 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
       }
       table.reset(w - n + 1);
       counts.assign(w - n + 1, 0);
-      std::size_t best_count = 0;
+      std::size_t best_count = 1;  // the first n-gram, unless one repeats
       std::size_t best_first = 0;
       for (std::size_t i = 0; i + n <= w; ++i) {
+        if (repeated_run[i] < n) continue;
         const std::uint32_t first = table.find_or_insert(
             mix64(partial[i]), static_cast<std::uint32_t>(i),
             [&](std::uint32_t stored) { return same_words(words, i, stored, n); });
@@ -510,8 +561,7 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
 
 // -- FineWeb --------------------------------------------------------------------------------
 
-void fineweb_metrics(Document& doc, std::int64_t short_line_length, Metrics& out,
-                     StopAfter stop) {
+void fineweb_metrics(Document& doc, std::int64_t short_line_length, Metrics& out, StopAfter stop) {
   const std::string_view text = doc.text();
   std::vector<std::string_view> lines;
   std::size_t punct = 0;
@@ -600,7 +650,7 @@ bool contains_any(std::string_view haystack, std::initializer_list<std::string_v
 void c4_pass(std::string_view text, const C4Options& options, bool count_sentences_on,
              bool keep_lines, C4Pass& out, std::vector<Token>& scratch) {
   out = C4Pass{};
-  std::string cited;    // buffers reused from line to line
+  std::string cited;  // buffers reused from line to line
   std::string lowered;
   for_each_splitline(text, [&](std::string_view raw) {
     ++out.lines;

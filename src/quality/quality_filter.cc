@@ -19,7 +19,14 @@ namespace {
 
 using namespace quality_internal;
 
-enum class Preset : std::uint8_t { kDefault, kGopherQuality, kGopherRepetition, kC4, kC4Lines, kFineWeb };
+enum class Preset : std::uint8_t {
+  kDefault,
+  kGopherQuality,
+  kGopherRepetition,
+  kC4,
+  kC4Lines,
+  kFineWeb
+};
 constexpr std::array<std::string_view, 6> kPresetNames = {
     "default", "gopher_quality", "gopher_repetition", "c4", "c4_lines", "fineweb"};
 
@@ -56,8 +63,8 @@ const std::vector<Spec>& specs() {
 
         {"gopher_min_words", P::kGopherQuality, K::kCount, i(50), kGopherWords, '<'},
         {"gopher_max_words", P::kGopherQuality, K::kCount, i(100000), kGopherWords, '>'},
-        {"gopher_min_mean_word_length", P::kGopherQuality, K::kRatio, d(3.0),
-         kGopherMeanWordLength, '<'},
+        {"gopher_min_mean_word_length", P::kGopherQuality, K::kRatio, d(3.0), kGopherMeanWordLength,
+         '<'},
         {"gopher_max_mean_word_length", P::kGopherQuality, K::kRatio, d(10.0),
          kGopherMeanWordLength, '>'},
         {"gopher_max_hash_ratio", P::kGopherQuality, K::kRatio, d(0.1), kGopherHashRatio, '>'},
@@ -72,12 +79,12 @@ const std::vector<Spec>& specs() {
         {"gopher_min_stop_words", P::kGopherQuality, K::kCount, i(2), kGopherStopWords, '<'},
 
         {"gopher_min_chars", P::kGopherRepetition, K::kCount, i(1), kChars, '<'},
-        {"gopher_max_dup_para_ratio", P::kGopherRepetition, K::kRatio, d(0.3),
-         kGopherDupParaRatio, '>'},
+        {"gopher_max_dup_para_ratio", P::kGopherRepetition, K::kRatio, d(0.3), kGopherDupParaRatio,
+         '>'},
         {"gopher_max_dup_para_char_ratio", P::kGopherRepetition, K::kRatio, d(0.2),
          kGopherDupParaCharRatio, '>'},
-        {"gopher_max_dup_line_ratio", P::kGopherRepetition, K::kRatio, d(0.3),
-         kGopherDupLineRatio, '>'},
+        {"gopher_max_dup_line_ratio", P::kGopherRepetition, K::kRatio, d(0.3), kGopherDupLineRatio,
+         '>'},
         {"gopher_max_dup_line_char_ratio", P::kGopherRepetition, K::kRatio, d(0.2),
          kGopherDupLineCharRatio, '>'},
         {"gopher_max_top_2gram_char_ratio", P::kGopherRepetition, K::kRatio, d(0.20),
@@ -116,8 +123,8 @@ const std::vector<Spec>& specs() {
          '>'},
         {"fineweb_max_dup_line_char_ratio", P::kFineWeb, K::kRatio, d(0.01),
          kFinewebDupLineCharRatio, '>'},
-        {"fineweb_max_newline_word_ratio", P::kFineWeb, K::kRatio, d(0.3),
-         kFinewebNewlineWordRatio, '>'},
+        {"fineweb_max_newline_word_ratio", P::kFineWeb, K::kRatio, d(0.3), kFinewebNewlineWordRatio,
+         '>'},
         {"fineweb_short_line_length", P::kFineWeb, K::kParam, i(30), kNoMetric, 0},
         {"fineweb_line_punct_exclude_zero", P::kFineWeb, K::kFlag, b(false), kNoMetric, 0},
     };
@@ -357,9 +364,10 @@ struct QualityFilter::Impl {
   }
 };
 
-QualityFilter::QualityFilter(std::span<const std::string_view> presets,
-                             std::span<const std::pair<std::string_view, QualitySetting>> thresholds,
-                             QualityFilterOptions options)
+QualityFilter::QualityFilter(
+    std::span<const std::string_view> presets,
+    std::span<const std::pair<std::string_view, QualitySetting>> thresholds,
+    QualityFilterOptions options)
     : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
   m.options = options;
@@ -382,15 +390,15 @@ QualityFilter::QualityFilter(std::span<const std::string_view> presets,
     const std::size_t k = spec_index(name);
     if (k == t.size()) throw_unknown("threshold", name, names);
     const Preset p = t[k].preset;
-    const bool selected = std::any_of(m.presets.begin(), m.presets.end(),
-                                      [&](Preset q) { return owner(q) == p; });
+    const bool selected =
+        std::any_of(m.presets.begin(), m.presets.end(), [&](Preset q) { return owner(q) == p; });
     if (!selected) {
       std::string list;
       for (const std::string_view s : m.preset_names) list.append(concat({"'", s, "', "}));
       const std::string_view preset = kPresetNames[static_cast<std::size_t>(p)];
-      throw ConfigError(concat({"QualityFilter: threshold '", name, "' belongs to preset '", preset,
-                                "', which is not selected; add it: presets=(", list, "'", preset,
-                                "')"}));
+      throw ConfigError(
+          concat({"QualityFilter: threshold '", name, "' belongs to preset '", preset,
+                  "', which is not selected; add it: presets=(", list, "'", preset, "')"}));
     }
     m.settings[k] = check_setting(t[k], value);
   }
@@ -500,8 +508,8 @@ QualityBatchResult QualityFilter::filter_batch(std::span<const std::string_view>
       }
     }
   };
-  const std::size_t workers =
-      std::clamp<std::size_t>((n + kBatchUnit - 1) / kBatchUnit, 1, resolve_threads(m.options.threads));
+  const std::size_t workers = std::clamp<std::size_t>((n + kBatchUnit - 1) / kBatchUnit, 1,
+                                                      resolve_threads(m.options.threads));
   {
     std::vector<std::jthread> pool;
     pool.reserve(workers - 1);
@@ -523,7 +531,8 @@ QualityBatchResult QualityFilter::filter_batch(std::span<const std::string_view>
   result.counters.emplace_back("total", n);
   result.counters.emplace_back("kept", kept);
   result.counters.emplace_back("rejected", n - kept);
-  for (std::size_t k = 0; k < active.size(); ++k) result.counters.emplace_back(active[k], per_rule[k]);
+  for (std::size_t k = 0; k < active.size(); ++k)
+    result.counters.emplace_back(active[k], per_rule[k]);
   return result;
 }
 

@@ -6,8 +6,8 @@
 #include <absl/container/flat_hash_map.h>
 
 #include <algorithm>
-#include <cstring>
 #include <array>
+#include <cstring>
 #include <string>
 
 #include "luminamoon/data/common/xxh3.h"
@@ -36,7 +36,8 @@ const SpecialMap& special_cases() {
   static const SpecialMap map = [] {
     SpecialMap m;
     m.reserve(kSpecialCaseCount);
-    for (std::size_t i = 0; i < kSpecialCaseCount; ++i) m.emplace(kSpecialCases[i].key, &kSpecialCases[i]);
+    for (std::size_t i = 0; i < kSpecialCaseCount; ++i)
+      m.emplace(kSpecialCases[i].key, &kSpecialCases[i]);
     return m;
   }();
   return map;
@@ -74,7 +75,8 @@ struct SpecialFilter {
   }
   bool may_contain(std::string_view s) const {
     const std::uint64_t h = key_hash(s);
-    return test(static_cast<std::uint32_t>(h >> 48)) && test(static_cast<std::uint32_t>(h >> 32) & 0xFFFF);
+    return test(static_cast<std::uint32_t>(h >> 48)) &&
+           test(static_cast<std::uint32_t>(h >> 32) & 0xFFFF);
   }
   void set(std::uint32_t bit) { bits[bit >> 6] |= std::uint64_t{1} << (bit & 63); }
   bool test(std::uint32_t bit) const { return (bits[bit >> 6] >> (bit & 63)) & 1; }
@@ -213,8 +215,8 @@ std::size_t find_suffix(std::string_view text, std::size_t b, std::size_t e) {
   return best;
 }
 
-constexpr std::array<std::string_view, 7> kHyphens = {
-    "-", "\u2013", "\u2014", "--", "---", "\u2014\u2014", "~"};
+constexpr std::array<std::string_view, 7> kHyphens = {"-",   "\u2013",       "\u2014", "--",
+                                                      "---", "\u2014\u2014", "~"};
 
 // The ASCII characters an infix can start with (no ASCII character is an icon).
 constexpr std::array<bool, 128> kInfixStart = [] {
@@ -268,8 +270,8 @@ std::size_t infix_end(std::string_view text, std::size_t mb, std::size_t me, std
 
 bool is_host_char(char32_t c) {
   if (c < 0x80) {
-    return (c >= U'a' && c <= U'z') || (c >= U'A' && c <= U'Z') || is_ascii_digit(c) ||
-           c == U'_' || c == U'-' || c == U'.';
+    return (c >= U'a' && c <= U'z') || (c >= U'A' && c <= U'Z') || is_ascii_digit(c) || c == U'_' ||
+           c == U'-' || c == U'.';
   }
   return c <= 0xFFFF || (flags(c) & (kSpLower | kReDigit)) != 0;
 }
@@ -527,8 +529,9 @@ void split_word(std::string_view text, std::size_t b, std::size_t e, Emitter& em
     if (c == '.') {
       const auto last = static_cast<unsigned char>(text[k - 1]);
       const auto is_upper = [](unsigned char x) { return x >= 'A' && x <= 'Z'; };
-      const bool split = digits || (last >= 'a' && last <= 'z') ||
-                         (is_upper(last) && k - 1 > b && is_upper(static_cast<unsigned char>(text[k - 2])));
+      const bool split =
+          digits || (last >= 'a' && last <= 'z') ||
+          (is_upper(last) && k - 1 > b && is_upper(static_cast<unsigned char>(text[k - 2])));
       if (split) {
         emit_word(k);
         emit.emit(k, e);
@@ -617,7 +620,8 @@ void apply_matcher(std::string_view text, std::vector<Token>& tokens) {
     if (!seen[a] && !seen[z - 1]) kept.emplace_back(a, z);
     for (std::size_t k = a; k < z; ++k) seen[k] = true;
   }
-  std::sort(kept.begin(), kept.end(), [](const Span& x, const Span& y) { return x.first > y.first; });
+  std::sort(kept.begin(), kept.end(),
+            [](const Span& x, const Span& y) { return x.first > y.first; });
   for (const auto& [a, z] : kept) {
     bool glued = true;
     for (std::size_t k = a + 1; k < z; ++k) glued = glued && tokens[k].kind == TokenKind::kGlued;
@@ -628,7 +632,8 @@ void apply_matcher(std::string_view text, std::vector<Token>& tokens) {
     std::vector<Token> pieces;
     std::size_t at = begin;
     for (std::size_t k = 0; k < special->piece_count; ++k) {
-      pieces.push_back(Token{at, at + special->pieces[k], k == 0 ? tokens[a].kind : TokenKind::kGlued});
+      pieces.push_back(
+          Token{at, at + special->pieces[k], k == 0 ? tokens[a].kind : TokenKind::kGlued});
       at += special->pieces[k];
     }
     const auto first = tokens.begin() + static_cast<std::ptrdiff_t>(a);

@@ -617,8 +617,8 @@ class StringTensor:
         An int gives a str; a slice gives a StringTensor (step 1: a view sharing all memory; other steps: gathered views, shared bytes).
         """
 
-    def __iter__(self) -> _StringTensorIterator: ...
-    def to_pylist(self) -> list:
+    def __iter__(self) -> Iterator[str]: ...
+    def to_pylist(self) -> list[str]:
         """Every string as a Python str."""
 
     def take(self, indices: Sequence[int] | Any) -> StringTensor:
@@ -694,7 +694,8 @@ class StringTensor:
         (offsets, payload) torch tensors (uint32/uint64 and uint8) through DLPack; on CPU they share memory, device='cuda' moves each buffer in one transfer.
         """
 
-    def __repr__(self) -> object: ...
-    def __reduce__(self) -> object: ...
+    def __repr__(self) -> str: ...
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickle support: rebuilt with from_buffers from offsets + payload."""
 
-    __hash__: None = None
+    def __hash__(self) -> int: ...

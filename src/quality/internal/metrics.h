@@ -135,12 +135,12 @@ struct C4Pass {
   std::size_t too_few_words = 0;
   std::size_t javascript = 0;
   std::size_t policy = 0;
-  Drop first_drop = Drop::kNone;  // the event datatrove stops at
+  Drop first_drop = Drop::kNone;        // the event datatrove stops at
   std::vector<std::string> kept_lines;  // filled when asked for
 };
 
-void c4_pass(std::string_view text, const C4Options& options, bool count_sentences,
-             bool keep_lines, C4Pass& out, std::vector<Token>& scratch);
+void c4_pass(std::string_view text, const C4Options& options, bool count_sentences, bool keep_lines,
+             C4Pass& out, std::vector<Token>& scratch);
 void c4_metrics(const C4Pass& pass, Metrics& out);
 // "\n".join(kept_lines).strip()
 std::string join_kept_lines(const std::vector<std::string>& kept_lines);

@@ -8,6 +8,7 @@
 // confirmed by comparing the keys: answers never depend on the seed.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>

@@ -71,8 +71,9 @@ TEST(QualityFilter, UnknownNamesSuggest) {
 }
 
 TEST(QualityFilter, SettingsAndRules) {
-  const QualityFilter f = make({"default", "default", "fineweb"},
-                               {{"max_char_entropy", std::monostate{}}, {"min_words", std::int64_t{3}}});
+  const QualityFilter f =
+      make({"default", "default", "fineweb"},
+           {{"max_char_entropy", std::monostate{}}, {"min_words", std::int64_t{3}}});
   EXPECT_EQ(f.presets(), (std::vector<std::string_view>{"default", "fineweb"}));
   const std::vector<std::string_view> rules = f.rules();
   EXPECT_EQ(rules.front(), "min_words");
@@ -92,8 +93,9 @@ TEST(QualityFilter, DefaultPresetOnProseAndJunk) {
   std::string table;
   for (int i = 0; i < 40; ++i) table += std::to_string(i * 37 % 1000) + "\t12.5\t-3.25\t88%\n";
   EXPECT_EQ(f.check(table)->rule, "min_words");
-  const std::string menu = "Home | About Us | Services | Blog | Contact | Login | Register\n"
-                           "News | Sports | Weather | Video | Gallery | Shop | Careers\n";
+  const std::string menu =
+      "Home | About Us | Services | Blog | Contact | Login | Register\n"
+      "News | Sports | Weather | Video | Gallery | Shop | Careers\n";
   EXPECT_EQ(f.check(menu)->rule, "max_capitalized_word_ratio");
   std::string blob;  // base64 of pseudo-random bytes
   const std::string_view alphabet =
@@ -190,10 +192,11 @@ TEST(QualityFilter, FineWeb) {
 }
 
 TEST(QualityFilter, BadInputHasDefinedResults) {
-  const QualityFilter all = make({"default", "gopher_quality", "gopher_repetition", "c4", "fineweb"});
+  const QualityFilter all =
+      make({"default", "gopher_quality", "gopher_repetition", "c4", "fineweb"});
   const std::string big(50u << 20, 'a');  // a single 50 MB word
-  const std::vector<std::string> inputs = {"", " \n\t ", std::string("a\0b", 3), "\xFF\xFE\x80",
-                                           "!!! ??? ...", big};
+  const std::vector<std::string> inputs = {
+      "", " \n\t ", std::string("a\0b", 3), "\xFF\xFE\x80", "!!! ??? ...", big};
   for (const std::string& text : inputs) {
     EXPECT_FALSE(all.is_high_quality(text));
     for (const auto& [name, value] : all.metrics(text)) {

@@ -16,7 +16,7 @@ TEST(Text, RepairMatchesCPythonReplace) {
   EXPECT_EQ(repair_utf8("abc"), "abc");
   EXPECT_EQ(repair_utf8("\xFF"), kFffd);
   EXPECT_EQ(repair_utf8("\xED\xA0\x80"), kFffd + kFffd + kFffd);  // a surrogate, 3 subparts
-  EXPECT_EQ(repair_utf8("\xE2\x82"), kFffd);                     // truncated: one subpart
+  EXPECT_EQ(repair_utf8("\xE2\x82"), kFffd);                      // truncated: one subpart
   EXPECT_EQ(repair_utf8("\xF0\x9F\x98"), kFffd);
   EXPECT_EQ(repair_utf8("\xC0\xAF"), kFffd + kFffd);  // overlong lead bytes are invalid alone
   EXPECT_EQ(repair_utf8("\xF4\x90\x80\x80"), kFffd + kFffd + kFffd + kFffd);
@@ -29,11 +29,15 @@ TEST(Text, RepairMatchesCPythonReplace) {
 TEST(Text, PythonStringSemantics) {
   EXPECT_EQ(count_code_points("h\xC3\xA9\xF0\x9F\x98\x80"), 3u);
   EXPECT_EQ(strip(" \t\xC2\xA0x y\xE3\x80\x80\n"), "x y");  // NBSP and U+3000 are whitespace
-  EXPECT_EQ(strip("\xE2\x80\x8Bx"), "\xE2\x80\x8Bx");        // U+200B is not
+  EXPECT_EQ(strip("\xE2\x80\x8Bx"), "\xE2\x80\x8Bx");       // U+200B is not
   EXPECT_TRUE(is_blank("\x1C\x1F \x0B"));
   std::vector<std::string> lines;
-  for_each_splitline("a\r\nb\rc\x0B" "d\xC2\x85" "e\xE2\x80\xA8" "f\n",
-                     [&](std::string_view l) { lines.emplace_back(l); });
+  for_each_splitline(
+      "a\r\nb\rc\x0B"
+      "d\xC2\x85"
+      "e\xE2\x80\xA8"
+      "f\n",
+      [&](std::string_view l) { lines.emplace_back(l); });
   EXPECT_EQ(lines, (std::vector<std::string>{"a", "b", "c", "d", "e", "f"}));
   EXPECT_EQ(count_occurrences("......", "..."), 2u);
   EXPECT_EQ(count_occurrences("", "#"), 0u);

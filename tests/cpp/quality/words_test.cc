@@ -27,21 +27,22 @@ std::size_t sentences(std::string_view line) {
 }
 
 TEST(Words, AffixesInfixesAndExceptions) {
-  EXPECT_EQ(words_of("Hello, world! Don't e-mail me at foo@bar.com... U.S. costs $5.00 (approx.) "
-                     "well-known and/or 3.14 x--y 'quoted' #tag the. The."),
-            (std::vector<std::string>{
-                "Hello", ",", "world", "!", "Do", "n't", "e", "-", "mail", "me", "at",
-                "foo@bar.com", "...", "U.S.", "costs", "$", "5.00", "(", "approx", ".", ")",
-                "well", "-", "known", "and/or", "3.14", "x", "--", "y", "'", "quoted", "'", "#",
-                "tag", "the", ".", "The", "."}));
+  EXPECT_EQ(
+      words_of("Hello, world! Don't e-mail me at foo@bar.com... U.S. costs $5.00 (approx.) "
+               "well-known and/or 3.14 x--y 'quoted' #tag the. The."),
+      (std::vector<std::string>{
+          "Hello",  ",",           "world", "!",     "Do",     "n't",  "e",    "-",  "mail",   "me",
+          "at",     "foo@bar.com", "...",   "U.S.",  "costs",  "$",    "5.00", "(",  "approx", ".",
+          ")",      "well",        "-",     "known", "and/or", "3.14", "x",    "--", "y",      "'",
+          "quoted", "'",           "#",     "tag",   "the",    ".",    "The",  "."}));
 }
 
 TEST(Words, UrlsUnitsAndEmoticons) {
   EXPECT_EQ(words_of("Visit https://example.com/a-b?x=1, or www.test.org. Call 10am; it's 5km "
                      "away:)"),
             (std::vector<std::string>{"Visit", "https://example.com/a-b?x=1", ",", "or",
-                                      "www.test.org", ".", "Call", "10", "am", ";", "it", "'s",
-                                      "5", "km", "away", ":)"}));
+                                      "www.test.org", ".", "Call", "10", "am", ";", "it", "'s", "5",
+                                      "km", "away", ":)"}));
   EXPECT_EQ(words_of(":) (: wow:) x-a. e.g., 10.0.0.1 8.8.8.8:80/p 22\u00b0C."),
             (std::vector<std::string>{":)", "(:", "wow", ":)", "x", "-", "a.", "e.g.", ",",
                                       "10.0.0.1", "8.8.8.8:80/p", "22", "\u00b0", "C", "."}));

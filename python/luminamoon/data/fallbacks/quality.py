@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from ..errors import ConfigError
-from . import _quality_tables as T
+from . import _quality_tables as tables
 from ._arrow import is_arrow_object, iter_arrow_values
 from .suggest import did_you_mean
 from .words import count_sentences as _count_sentences
@@ -280,7 +280,7 @@ def char_entropy(text: str) -> float:
 
 
 def _has_letter(token: str) -> bool:
-    return any(flags_of(ch) & T.ALPHA for ch in token)
+    return any(flags_of(ch) & tables.ALPHA for ch in token)
 
 
 def ngram_repetition(words: Sequence[str], n: int, window: int) -> float:
@@ -310,10 +310,10 @@ def symbol_ratio(text: str) -> float:
     symbols = 0
     for ch in text:
         f = flags_of(ch)
-        if f & T.SPACE:
+        if f & tables.SPACE:
             continue
         visible += 1
-        if not f & (T.ALPHA | T.MARK):
+        if not f & (tables.ALPHA | tables.MARK):
             symbols += 1
     return _ratio(symbols, visible)
 
@@ -325,10 +325,10 @@ def capitalized_word_ratio(words: Sequence[str]) -> float:
     capitalized = 0
     for word in words:
         f = flags_of(word[0])
-        if f & T.UPPER:
+        if f & tables.UPPER:
             cased += 1
             capitalized += 1
-        elif f & T.LOWER:
+        elif f & tables.LOWER:
             cased += 1
     return _ratio(capitalized, cased)
 
@@ -403,12 +403,20 @@ class _Doc:
         return self._words
 
 
+def _int_setting(s: dict[str, Setting], name: str) -> int:
+    value = s[name]
+    assert isinstance(value, int)  # parameters are validated ints
+    return value
+
+
 def _core_metrics(doc: _Doc, s: dict[str, Setting]) -> dict[str, float]:
     return {
         "chars": float(len(doc.text)),
         "words": float(len(doc.words)),
         "char_entropy": char_entropy(doc.text),
-        "ngram_repetition": ngram_repetition(doc.words, int(s["ngram_n"]), int(s["ngram_window"])),
+        "ngram_repetition": ngram_repetition(
+            doc.words, _int_setting(s, "ngram_n"), _int_setting(s, "ngram_window")
+        ),
         "symbol_ratio": symbol_ratio(doc.text),
         "capitalized_word_ratio": capitalized_word_ratio(doc.words),
     }
@@ -418,7 +426,7 @@ def _gopher_quality_metrics(doc: _Doc) -> dict[str, float]:
     text = doc.text
     words = doc.tokens
     n_words = len(words)
-    non_symbol = [w for w in words if any(not flags_of(ch) & T.DT_PUNCT for ch in w)]
+    non_symbol = [w for w in words if any(not flags_of(ch) & tables.DT_PUNCT for ch in w)]
     lines = text.splitlines()
     return {
         "gopher_words": float(len(non_symbol)),
@@ -432,7 +440,7 @@ def _gopher_quality_metrics(doc: _Doc) -> dict[str, float]:
             sum(s.rstrip().endswith(("...", "\u2026")) for s in lines), len(lines)
         ),
         "gopher_alpha_words_ratio": _ratio(
-            sum(any(flags_of(ch) & T.ALPHA for ch in w) for w in words), n_words
+            sum(any(flags_of(ch) & tables.ALPHA for ch in w) for w in words), n_words
         ),
         "gopher_stop_words": float(len(_STOP_WORDS.intersection(words))),
     }
@@ -544,7 +552,7 @@ def _fineweb_metrics(doc: _Doc, short_line_length: int) -> dict[str, float]:
     return {
         "fineweb_lines": float(n),
         "fineweb_line_punct_ratio": _ratio(
-            sum(1 for line in lines if flags_of(line[-1]) & T.DT_TERMINAL), n
+            sum(1 for line in lines if flags_of(line[-1]) & tables.DT_TERMINAL), n
         ),
         "fineweb_short_line_ratio": _ratio(
             sum(1 for line in lines if len(line) <= short_line_length), n
@@ -656,7 +664,7 @@ class QualityFilter:
         """The rules that are on, in the order they are checked."""
         out: list[str] = []
         for preset in self._presets:
-            for name, kind, _, metric, _ in _PRESETS[preset]:
+            for name, _, _, metric, _ in _PRESETS[preset]:
                 if metric and self._settings[name] not in (None, False) and name not in out:
                     out.append(name)
         return tuple(out)
@@ -686,7 +694,7 @@ class QualityFilter:
         out.update(_gopher_quality_metrics(doc))
         out.update(_gopher_repetition_metrics(doc))
         out.update(_c4_metrics(_c4_pass(doc.text, s, count_sentences=True)))
-        out.update(_fineweb_metrics(doc, int(s["fineweb_short_line_length"])))
+        out.update(_fineweb_metrics(doc, _int_setting(s, "fineweb_short_line_length")))
         return out
 
     def _check(
@@ -726,7 +734,7 @@ class QualityFilter:
             elif preset == "gopher_repetition":
                 values = {"chars": float(len(doc.text)), **_gopher_repetition_metrics(doc)}
             elif preset == "fineweb":
-                values = _fineweb_metrics(doc, int(s["fineweb_short_line_length"]))
+                values = _fineweb_metrics(doc, _int_setting(s, "fineweb_short_line_length"))
             else:  # c4, c4_lines
                 p = _c4_pass(doc.text, s, count_sentences=s["c4_min_sentences"] is not None)
                 values = _c4_metrics(p)

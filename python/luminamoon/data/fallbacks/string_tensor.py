@@ -672,7 +672,8 @@ class StringTensor:
             return NotImplemented
         return not self == other
 
-    __hash__ = None  # type: ignore[assignment]
+    def __hash__(self) -> int:  # unhashable like NumPy and pyarrow arrays: == compares contents
+        raise TypeError("unhashable type: 'StringTensor'")
 
     def __repr__(self) -> str:
         return interop.repr_of(self)

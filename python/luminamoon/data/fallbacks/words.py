@@ -16,16 +16,16 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_right
 
-from . import _quality_tables as T
+from . import _quality_tables as tables
 
 __all__ = ["count_sentences", "flags_of", "tokenize"]
 
 _BMP = array("I", [0]) * 0x10000
-for _i, _start in enumerate(T.RANGE_STARTS):
+for _i, _start in enumerate(tables.RANGE_STARTS):
     if _start >= 0x10000:
         break
-    _end = T.RANGE_STARTS[_i + 1] if _i + 1 < len(T.RANGE_STARTS) else 0x110000
-    _BMP[_start : min(_end, 0x10000)] = array("I", [T.RANGE_FLAGS[_i]]) * (
+    _end = tables.RANGE_STARTS[_i + 1] if _i + 1 < len(tables.RANGE_STARTS) else 0x110000
+    _BMP[_start : min(_end, 0x10000)] = array("I", [tables.RANGE_FLAGS[_i]]) * (
         min(_end, 0x10000) - _start
     )
 
@@ -35,13 +35,13 @@ def flags_of(ch: str) -> int:
     cp = ord(ch)
     if cp < 0x10000:
         return _BMP[cp]
-    return T.RANGE_FLAGS[bisect_right(T.RANGE_STARTS, cp) - 1]
+    return tables.RANGE_FLAGS[bisect_right(tables.RANGE_STARTS, cp) - 1]
 
 
-_SPECIALS = T.SPECIAL_CASES
-_MAX_SPECIAL = T.MAX_SPECIAL_KEY_CHARS
+_SPECIALS = tables.SPECIAL_CASES
+_MAX_SPECIAL = tables.MAX_SPECIAL_KEY_CHARS
 _SUFFIX_STRINGS: dict[str, tuple[str, ...]] = {}
-for _s in T.CURRENCY_SUFFIXES + T.UNIT_SUFFIXES:
+for _s in tables.CURRENCY_SUFFIXES + tables.UNIT_SUFFIXES:
     _SUFFIX_STRINGS.setdefault(_s[-1], ())
     _SUFFIX_STRINGS[_s[-1]] += (_s,)
 _POSSESSIVE = ("'s", "'S", "\u2019s", "\u2019S")
@@ -58,7 +58,7 @@ def _find_prefix(s: str, b: int, e: int) -> int:
     c = s[b]
     if c == "+":
         return 0 if b + 1 < e and s[b + 1] in _ASCII_DIGITS else 1
-    if flags_of(c) & T.SP_PREFIX:
+    if flags_of(c) & tables.SP_PREFIX:
         return 1
     if c == ".":
         j = b + 1
@@ -78,7 +78,7 @@ def _find_suffix(s: str, b: int, e: int) -> int:
     if n <= 0:
         return 0
     last = s[e - 1]
-    best = 1 if flags_of(last) & T.SP_SUFFIX else 0
+    best = 1 if flags_of(last) & tables.SP_SUFFIX else 0
     if n >= 2:
         two = s[e - 2 : e]
         if two == "\u2026\u2026" or two in _POSSESSIVE:
@@ -89,9 +89,9 @@ def _find_suffix(s: str, b: int, e: int) -> int:
             j -= 1
         if e - j >= 2:
             best = max(best, e - j)
-        if n >= 2 and flags_of(s[e - 2]) & T.SP_DOT_AFTER:
+        if n >= 2 and flags_of(s[e - 2]) & tables.SP_DOT_AFTER:
             best = max(best, 1)
-        if n >= 3 and flags_of(s[e - 2]) & flags_of(s[e - 3]) & T.SP_UPPER:
+        if n >= 3 and flags_of(s[e - 2]) & flags_of(s[e - 3]) & tables.SP_UPPER:
             best = max(best, 1)
         if n >= 3 and s[e - 3] == "\u00b0" and s[e - 2] in "FfCcKk":
             best = max(best, 1)
@@ -114,7 +114,7 @@ def _infix_end(m: str, i: int, n: int) -> int:
         return j
     if c == "\u2026":
         return i + 1
-    if flags_of(c) & T.SP_ICON:
+    if flags_of(c) & tables.SP_ICON:
         return i + 1
     if i == 0:
         return 0
@@ -123,17 +123,21 @@ def _infix_end(m: str, i: int, n: int) -> int:
     nxt = m[i + 1] if i + 1 < n else ""
     if c in "+-*^" and prev in _ASCII_DIGITS and nxt and (nxt in _ASCII_DIGITS or nxt == "-"):
         return i + 1
-    if c == "." and prev_flags & (T.SP_LOWER | T.SP_QUOTE):
-        if nxt and flags_of(nxt) & (T.SP_UPPER | T.SP_QUOTE):
-            return i + 1
-    if c == "," and prev_flags & T.SP_ALPHA and nxt and flags_of(nxt) & T.SP_ALPHA:
+    if (
+        c == "."
+        and prev_flags & (tables.SP_LOWER | tables.SP_QUOTE)
+        and nxt
+        and flags_of(nxt) & (tables.SP_UPPER | tables.SP_QUOTE)
+    ):
         return i + 1
-    if prev_flags & T.SP_ALPHA or prev in _ASCII_DIGITS:
+    if c == "," and prev_flags & tables.SP_ALPHA and nxt and flags_of(nxt) & tables.SP_ALPHA:
+        return i + 1
+    if prev_flags & tables.SP_ALPHA or prev in _ASCII_DIGITS:
         for hyphen in _HYPHENS:
             j = i + len(hyphen)
-            if m.startswith(hyphen, i) and j < n and flags_of(m[j]) & T.SP_ALPHA:
+            if m.startswith(hyphen, i) and j < n and flags_of(m[j]) & tables.SP_ALPHA:
                 return j
-        if c in ":<>=/" and nxt and flags_of(nxt) & T.SP_ALPHA:
+        if c in ":<>=/" and nxt and flags_of(nxt) & tables.SP_ALPHA:
             return i + 1
     return 0
 
@@ -145,7 +149,7 @@ def _is_host_char(ch: str) -> bool:
     cp = ord(ch)
     if cp < 0x80:
         return ch.isalnum() or ch in "_-."
-    return cp <= 0xFFFF or bool(flags_of(ch) & (T.SP_LOWER | T.RE_DIGIT))
+    return cp <= 0xFFFF or bool(flags_of(ch) & (tables.SP_LOWER | tables.RE_DIGIT))
 
 
 def _is_label_char(ch: str) -> bool:  # [A-Za-z0-9\u00a1-\uffff]
@@ -154,7 +158,7 @@ def _is_label_char(ch: str) -> bool:  # [A-Za-z0-9\u00a1-\uffff]
 
 
 def _is_digit(ch: str) -> bool:  # re \d
-    return bool(flags_of(ch) & T.RE_DIGIT)
+    return bool(flags_of(ch) & tables.RE_DIGIT)
 
 
 def _is_domain(s: str) -> bool:
@@ -162,7 +166,7 @@ def _is_domain(s: str) -> bool:
     if len(parts) < 2:
         return False
     tld = parts[-1]
-    if not 2 <= len(tld) <= 63 or not all(flags_of(ch) & T.SP_LOWER for ch in tld):
+    if not 2 <= len(tld) <= 63 or not all(flags_of(ch) & tables.SP_LOWER for ch in tld):
         return False
     for label in parts[:-1]:
         if not 1 <= len(label) <= 64:
@@ -260,7 +264,7 @@ def _host_and_rest(m: str, p: int) -> bool:
 def _url_match(m: str) -> bool:
     starts = [0]
     k = m.find("://")
-    if k >= 2 and all(flags_of(ch) & T.RE_WORD or ch in "+-." for ch in m[:k]):
+    if k >= 2 and all(flags_of(ch) & tables.RE_WORD or ch in "+-." for ch in m[:k]):
         starts.append(k + 3)
     for a in starts:
         if _host_and_rest(m, a):
@@ -356,10 +360,10 @@ def _word_tokens(chunk: str) -> tuple[str, ...]:
 # The matcher as a trie: token -> (key when a pattern ends here or None, children).
 _Trie = dict[str, tuple["str | None", "_Trie"]]
 _TRIE: _Trie = {}
-for _key, _pattern in T.MATCHER_PATTERNS.items():
+for _key, _pattern in tables.MATCHER_PATTERNS.items():
     _node = _TRIE
     for _k, _piece in enumerate(_pattern):
-        _end, _children = _node.setdefault(_piece, (None, {}))
+        _children = _node.setdefault(_piece, (None, {}))[1]
         if _k == len(_pattern) - 1:
             _node[_piece] = (_key, _children)
         _node = _node[_piece][1]
@@ -443,11 +447,11 @@ def doc_tokens(text: str) -> tuple[list[str], list[int]]:
 def tokenize(text: str) -> list[str]:
     """The words of ``text``: spaCy English tokens, whitespace tokens dropped."""
     tokens, kinds = doc_tokens(text)
-    return [t for t, k in zip(tokens, kinds) if k != WHITESPACE]
+    return [t for t, k in zip(tokens, kinds, strict=True) if k != WHITESPACE]
 
 
 def _is_punct_token(token: str) -> bool:
-    return all(flags_of(ch) & T.UNI_PUNCT for ch in token)
+    return all(flags_of(ch) & tables.UNI_PUNCT for ch in token)
 
 
 def count_sentences(line: str) -> int:
@@ -460,8 +464,8 @@ def count_sentences(line: str) -> int:
     sentences = 0
     has_word = False  # the current sentence has a non-whitespace token
     seen_period = False
-    for token, kind in zip(tokens, kinds):
-        in_punct_chars = len(token) == 1 and bool(flags_of(token) & T.SENT_PUNCT)
+    for token, kind in zip(tokens, kinds, strict=True):
+        in_punct_chars = len(token) == 1 and bool(flags_of(token) & tables.SENT_PUNCT)
         if (
             seen_period
             and not in_punct_chars
