@@ -620,8 +620,11 @@ void apply_matcher(std::string_view text, std::vector<Token>& tokens) {
     if (!seen[a] && !seen[z - 1]) kept.emplace_back(a, z);
     for (std::size_t k = a; k < z; ++k) seen[k] = true;
   }
-  std::sort(kept.begin(), kept.end(),
-            [](const Span& x, const Span& y) { return x.first > y.first; });
+  // Rebuild the token list in one pass (replacing spans in place would cost O(tokens) each).
+  std::sort(kept.begin(), kept.end());
+  std::vector<Token> merged;
+  merged.reserve(n);
+  std::size_t next = 0;  // the first token not yet copied
   for (const auto& [a, z] : kept) {
     bool glued = true;
     for (std::size_t k = a + 1; k < z; ++k) glued = glued && tokens[k].kind == TokenKind::kGlued;
@@ -629,17 +632,19 @@ void apply_matcher(std::string_view text, std::vector<Token>& tokens) {
     const std::size_t begin = tokens[a].begin;
     const SpecialCase* special = find_special(text.substr(begin, tokens[z - 1].end - begin));
     if (special == nullptr) continue;
-    std::vector<Token> pieces;
+    merged.insert(merged.end(), tokens.begin() + static_cast<std::ptrdiff_t>(next),
+                  tokens.begin() + static_cast<std::ptrdiff_t>(a));
     std::size_t at = begin;
     for (std::size_t k = 0; k < special->piece_count; ++k) {
-      pieces.push_back(
+      merged.push_back(
           Token{at, at + special->pieces[k], k == 0 ? tokens[a].kind : TokenKind::kGlued});
       at += special->pieces[k];
     }
-    const auto first = tokens.begin() + static_cast<std::ptrdiff_t>(a);
-    tokens.erase(first, tokens.begin() + static_cast<std::ptrdiff_t>(z));
-    tokens.insert(tokens.begin() + static_cast<std::ptrdiff_t>(a), pieces.begin(), pieces.end());
+    next = z;
   }
+  if (next == 0) return;  // nothing replaced
+  merged.insert(merged.end(), tokens.begin() + static_cast<std::ptrdiff_t>(next), tokens.end());
+  tokens.swap(merged);
 }
 
 bool is_punct_token(std::string_view token) {

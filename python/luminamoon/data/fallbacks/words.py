@@ -400,14 +400,26 @@ def _apply_matcher(tokens: list[str], kinds: list[int]) -> None:
         if a not in seen and z - 1 not in seen:
             kept.append((a, z))
         seen.update(range(a, z))
-    for a, z in sorted(kept, reverse=True):
+    # One pass over the tokens (replacing spans in place would cost O(tokens) each).
+    new_tokens: list[str] = []
+    new_kinds: list[int] = []
+    copied = 0
+    for a, z in sorted(kept):
         if any(kinds[k] != GLUED for k in range(a + 1, z)):
             continue  # the span's text has a space in it: never an exception
-        text = "".join(tokens[a:z])
-        pieces = _SPECIALS.get(text)
-        if pieces is not None:
-            tokens[a:z] = pieces
-            kinds[a:z] = [kinds[a]] + [GLUED] * (len(pieces) - 1)
+        pieces = _SPECIALS.get("".join(tokens[a:z]))
+        if pieces is None:
+            continue
+        new_tokens += tokens[copied:a]
+        new_kinds += kinds[copied:a]
+        new_tokens += pieces
+        new_kinds += [kinds[a]] + [GLUED] * (len(pieces) - 1)
+        copied = z
+    if copied:
+        new_tokens += tokens[copied:]
+        new_kinds += kinds[copied:]
+        tokens[:] = new_tokens
+        kinds[:] = new_kinds
 
 
 def doc_tokens(text: str) -> tuple[list[str], list[int]]:
