@@ -14,6 +14,7 @@ from .errors import (
     LuminaMoonError,
     MalformedInputError,
 )
+from .pipeline import STAGES, FusedPipeline, PipelineRejection, PipelineResult
 
 StreamCoordinate = impl.StreamCoordinate
 StateTracker = impl.StateTracker
@@ -43,13 +44,17 @@ __all__ = [
     "CheckpointLockedError",
     "ConfigError",
     "CorruptCheckpointError",
+    "STAGES",
     "DocumentBatch",
+    "FusedPipeline",
     "LuminaMoonError",
     "MalformedInputError",
     "MaskResult",
     "MinHashDeduplicator",
     "PIIMasker",
     "PIISpan",
+    "PipelineRejection",
+    "PipelineResult",
     "QualityFilter",
     "QualityResult",
     "ReadIssue",

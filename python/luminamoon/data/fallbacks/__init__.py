@@ -11,6 +11,7 @@ from .coordinate import StreamCoordinate
 from .dedup import StreamDeduplicator, xxh3_64
 from .minhash import MinHashDeduplicator
 from .pii import MaskResult, PIIMasker, PIISpan
+from .pipeline import PipelineEngine, PipelineRejection, PipelineResult
 from .quality import QualityFilter, QualityResult, Rejection
 from .readers import DocumentBatch, ReadIssue, ShardReader, extract_field
 from .simd import simd_isa, supported_isas
@@ -24,6 +25,9 @@ __all__ = [
     "MinHashDeduplicator",
     "PIIMasker",
     "PIISpan",
+    "PipelineEngine",
+    "PipelineRejection",
+    "PipelineResult",
     "QualityFilter",
     "QualityResult",
     "ReadIssue",

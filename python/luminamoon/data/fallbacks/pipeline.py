@@ -1,0 +1,352 @@
+"""Pure-Python PipelineEngine: the fallback components chained in the FusedPipeline's order.
+
+The reference for the native engine (src/pipeline/): same stages, same rules, same counters,
+byte-identical texts. docs/pipeline.md is the contract.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ._arrow import is_arrow_object, iter_arrow_values
+from .coordinate import StreamCoordinate
+from .readers import DocumentBatch
+from .string_tensor import StringTensor
+
+__all__ = ["PipelineEngine", "PipelineRejection", "PipelineResult"]
+
+_STAGES = ("cleaner", "quality", "exact_dedup", "near_dedup", "pii")
+_PII_CATEGORIES = ("EMAIL", "IP_ADDRESS", "API_KEY", "CREDIT_CARD")
+
+
+class PipelineRejection:
+    """Why the pipeline dropped a document: the stage, its rule, and the measured value and
+    threshold where the rule has them."""
+
+    __slots__ = ("_rule", "_stage", "_threshold", "_value")
+
+    def __init__(
+        self, stage: str, rule: str, value: float | None = None, threshold: float | None = None
+    ) -> None:
+        self._stage = stage
+        self._rule = rule
+        self._value = value
+        self._threshold = threshold
+
+    @property
+    def stage(self) -> str:
+        return self._stage
+
+    @property
+    def rule(self) -> str:
+        return self._rule
+
+    @property
+    def value(self) -> float | None:
+        return self._value
+
+    @property
+    def threshold(self) -> float | None:
+        return self._threshold
+
+    def _key(self) -> tuple[str, str, float | None, float | None]:
+        return (self._stage, self._rule, self._value, self._threshold)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PipelineRejection):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (
+            f"PipelineRejection(stage={self._stage!r}, rule={self._rule!r}, "
+            f"value={self._value!r}, threshold={self._threshold!r})"
+        )
+
+
+class PipelineResult:
+    """One batch after the pipeline: the kept texts, the keep mask, why each other document was
+    dropped, the kept documents' fields and coordinates, and this batch's counters."""
+
+    __slots__ = (
+        "_coordinates",
+        "_counters",
+        "_dropped_by",
+        "_end",
+        "_fields",
+        "_reasons",
+        "_texts",
+    )
+
+    def __init__(
+        self,
+        texts: StringTensor,
+        dropped_by: np.ndarray[Any, Any],
+        reasons: list[PipelineRejection | None],
+        fields: dict[str, list[object]],
+        coordinates: list[StreamCoordinate] | None,
+        end: StreamCoordinate | None,
+        counters: dict[str, dict[str, int]],
+    ) -> None:
+        self._texts = texts
+        self._dropped_by = dropped_by
+        self._reasons = reasons
+        self._fields = fields
+        self._coordinates = coordinates
+        self._end = end
+        self._counters = counters
+
+    @property
+    def texts(self) -> StringTensor:
+        return self._texts
+
+    @property
+    def keep(self) -> np.ndarray[Any, Any]:
+        return self._dropped_by == 0
+
+    @property
+    def indices(self) -> np.ndarray[Any, Any]:
+        return np.flatnonzero(self._dropped_by == 0).astype(np.int64)
+
+    @property
+    def dropped_by(self) -> np.ndarray[Any, Any]:
+        return self._dropped_by
+
+    @property
+    def reasons(self) -> list[PipelineRejection | None]:
+        return list(self._reasons)
+
+    @property
+    def fields(self) -> dict[str, list[object]]:
+        return {k: list(v) for k, v in self._fields.items()}
+
+    @property
+    def coordinates(self) -> list[StreamCoordinate] | None:
+        return None if self._coordinates is None else list(self._coordinates)
+
+    @property
+    def end(self) -> StreamCoordinate | None:
+        return self._end
+
+    @property
+    def counters(self) -> dict[str, dict[str, int]]:
+        return {k: dict(v) for k, v in self._counters.items()}
+
+    @property
+    def total(self) -> int:
+        """Documents in the input batch."""
+        return len(self._dropped_by)
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+    def __repr__(self) -> str:
+        return f"PipelineResult(kept={len(self)}, total={self.total})"
+
+
+def _as_text(value: object, index: int) -> str:
+    """A document as str, decoded like the native engine (CPython's "replace" rule; a str with
+    lone surrogates is read as its 'surrogatepass' bytes)."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        return value
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value).decode("utf-8", "replace")
+    raise TypeError(
+        f"FusedPipeline.process: document {index} must be str or bytes-like, "
+        f"got {type(value).__name__}"
+    )
+
+
+def _input_documents(batch: object) -> list[object]:
+    if isinstance(batch, StringTensor):
+        return list(batch.to_pylist())
+    if is_arrow_object(batch):
+        return list(iter_arrow_values(batch))
+    if isinstance(batch, (str, bytes, bytearray, memoryview)) or not isinstance(batch, Sequence):
+        raise TypeError(
+            "FusedPipeline.process: batch must be a DocumentBatch, a StringTensor, an Arrow "
+            f"string array or a sequence of str/bytes, got {type(batch).__name__}"
+        )
+    return list(batch)
+
+
+class PipelineEngine:
+    """Runs a batch through the enabled components, in STAGES order (see docs/pipeline.md)."""
+
+    def __init__(
+        self,
+        cleaner: Any,
+        quality: Any,
+        exact_dedup: Any,
+        near_dedup: Any,
+        pii: Any,
+        threads: int = 0,
+    ) -> None:
+        self._cleaner = cleaner
+        self._quality = quality
+        self._exact = exact_dedup
+        self._near = near_dedup
+        self._pii = pii
+        self._threads = threads
+        self._stats: dict[str, dict[str, int]] = {}
+
+    def stats(self) -> dict[str, dict[str, int]]:
+        return {k: dict(v) for k, v in self._stats.items()}
+
+    def process(
+        self,
+        batch: object,
+        fields: Mapping[str, Sequence[object]] | None = None,
+        coordinates: Sequence[StreamCoordinate] | None = None,
+    ) -> PipelineResult:
+        end: StreamCoordinate | None = None
+        in_fields: dict[str, list[object]] = {}
+        in_coords: list[StreamCoordinate] | None = None
+        if isinstance(batch, DocumentBatch):
+            raw: list[object] = list(batch.texts)
+            in_fields = {k: list(v) for k, v in batch.fields.items()}
+            in_coords = list(batch.coordinates)
+            end = batch.end
+        else:
+            raw = _input_documents(batch)
+        n = len(raw)
+        if fields is not None:
+            for name, values in fields.items():
+                if len(values) != n:
+                    raise ValueError(
+                        f"FusedPipeline.process: field {name!r} has {len(values)} values for "
+                        f"{n} documents"
+                    )
+                in_fields[name] = list(values)
+        if coordinates is not None:
+            if len(coordinates) != n:
+                raise ValueError(
+                    f"FusedPipeline.process: {len(coordinates)} coordinates for {n} documents"
+                )
+            for c in coordinates:
+                if not isinstance(c, StreamCoordinate):
+                    raise TypeError(
+                        "FusedPipeline.process: coordinates must be StreamCoordinate, got "
+                        f"{type(c).__name__}"
+                    )
+            in_coords = list(coordinates)
+
+        dropped_by = np.zeros(n, dtype=np.uint8)
+        reasons: list[PipelineRejection | None] = [None] * n
+        counters: dict[str, dict[str, int]] = {}
+        input_bytes = 0
+        for d in raw:
+            if isinstance(d, str):
+                input_bytes += len(d.encode("utf-8", "surrogatepass"))
+            elif isinstance(d, (bytes, bytearray, memoryview)):
+                input_bytes += len(bytes(d))
+        counters["input"] = {"documents": n, "bytes": input_bytes}
+
+        alive = list(range(n))  # input indices still in the batch
+        texts: list[str]
+
+        def drop(stage: int, index: int, rejection: PipelineRejection) -> None:
+            dropped_by[index] = stage + 1
+            reasons[index] = rejection
+
+        if self._cleaner is not None:
+            before = self._cleaner.stats()
+            cleaned = self._cleaner.clean_batch(raw)
+            after = self._cleaner.stats()
+            stage_counters = {k: after[k] - before[k] for k in after}
+            texts = []
+            kept = []
+            dropped_empty = 0
+            for i, t in zip(alive, cleaned):
+                if t:
+                    texts.append(t)
+                    kept.append(i)
+                else:
+                    dropped_empty += 1
+                    drop(0, i, PipelineRejection("cleaner", "empty"))
+            alive = kept
+            stage_counters["dropped_empty"] = dropped_empty
+            counters["cleaner"] = stage_counters
+        else:
+            texts = [_as_text(d, i) for i, d in enumerate(raw)]
+
+        if self._quality is not None:
+            result = self._quality.filter_batch(texts)
+            new_texts = result.texts
+            kept_texts = []
+            kept = []
+            for j, (i, keep, reason) in enumerate(
+                zip(alive, result.keep, result.reasons, strict=True)
+            ):
+                if keep:
+                    kept.append(i)
+                    kept_texts.append(texts[j] if new_texts is None else new_texts[j])
+                else:
+                    drop(
+                        1,
+                        i,
+                        PipelineRejection("quality", reason.rule, reason.value, reason.threshold),
+                    )
+            alive, texts = kept, kept_texts
+            counters["quality"] = dict(result.counters)
+
+        for stage, dedup, rule in (
+            (2, self._exact, "duplicate"),
+            (3, self._near, "near_duplicate"),
+        ):
+            if dedup is None:
+                continue
+            keep_mask = dedup.filter_batch(texts)
+            threshold = float(dedup.threshold) if stage == 3 else None
+            kept, kept_texts = [], []
+            duplicates = 0
+            for i, t, keep in zip(alive, texts, keep_mask, strict=True):
+                if keep:
+                    kept.append(i)
+                    kept_texts.append(t)
+                else:
+                    duplicates += 1
+                    drop(stage, i, PipelineRejection(_STAGES[stage], rule, None, threshold))
+            counters[_STAGES[stage]] = {"total": len(texts), "duplicates": duplicates}
+            alive, texts = kept, kept_texts
+
+        if self._pii is not None:
+            masked = self._pii.mask_batch(texts)
+            out = list(masked.texts)
+            counts = masked.counts
+            changed = sum(1 for a, b in zip(texts, out, strict=True) if a != b)
+            counters["pii"] = {
+                "documents": len(texts),
+                "documents_changed": changed,
+                **{c: int(counts.get(c, 0)) for c in _PII_CATEGORIES},
+            }
+            texts = out
+
+        counters["output"] = {
+            "documents": len(texts),
+            "bytes": sum(len(t.encode("utf-8")) for t in texts),
+        }
+        for stage_name, values in counters.items():
+            total = self._stats.setdefault(stage_name, {})
+            for key, value in values.items():
+                total[key] = total.get(key, 0) + value
+
+        return PipelineResult(
+            StringTensor(texts),
+            dropped_by,
+            reasons,
+            {name: [values[i] for i in alive] for name, values in in_fields.items()},
+            None if in_coords is None else [in_coords[i] for i in alive],
+            end,
+            counters,
+        )
