@@ -99,7 +99,7 @@ def read_progress(progress: Path) -> list[tuple[int, int]]:
 class Kill:
     """How one child ended: where its delay was counted from, and its exit status."""
 
-    where: str  # "spawn" or "ready"
+    where: str  # "spawn", "ready" or "stderr"
     returncode: int
 
     @property
@@ -118,15 +118,27 @@ def spawn_and_kill(
     ready_line: bool = True,
     may_finish: bool = False,
     min_delay: float = 0.0,
+    after_stderr: tuple[bytes, int] | None = None,
 ) -> Kill:
     """Start ``argv`` and SIGKILL it ``uniform(min_delay, max_delay)`` seconds later.
 
     With ``ready_line`` the delay is counted from the child's first stdout line, except with
     probability ``from_spawn`` (kills during start-up and imports); without it, always from the
-    spawn. A child that exits by itself fails the test unless ``may_finish``.
+    spawn. With ``after_stderr=(text, n)`` it is counted from the n-th stderr line containing
+    ``text`` (a progress line of the child; stderr is still saved to ``stderr_path``). A child that
+    exits by itself fails the test unless ``may_finish``.
     """
     delay = rng.uniform(min_delay, max_delay)
     count_from_spawn = not ready_line or rng.random() < from_spawn
+    if after_stderr is not None:
+        return _kill_after_stderr(
+            argv,
+            backend=backend,
+            stderr_path=stderr_path,
+            delay=delay,
+            trigger=after_stderr,
+            may_finish=may_finish,
+        )
     with stderr_path.open("wb") as err:
         proc = subprocess.Popen(
             list(argv), stdout=subprocess.PIPE, stderr=err, env=child_env(backend)
@@ -154,6 +166,50 @@ def spawn_and_kill(
             + stderr_path.read_text(errors="replace")
         )
     return Kill("spawn" if count_from_spawn else "ready", returncode)
+
+
+def _kill_after_stderr(
+    argv: Sequence[str],
+    *,
+    backend: str,
+    stderr_path: Path,
+    delay: float,
+    trigger: tuple[bytes, int],
+    may_finish: bool,
+) -> Kill:
+    text, count = trigger
+    seen = 0
+    captured: list[bytes] = []
+    proc = subprocess.Popen(
+        list(argv), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=child_env(backend)
+    )
+    assert proc.stderr is not None
+    try:
+        for line in proc.stderr:
+            captured.append(line)
+            if text in line:
+                seen += 1
+                if seen >= count:
+                    break
+        deadline = time.monotonic() + delay
+        while proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(min(0.002, max(0.0, deadline - time.monotonic())))
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+        returncode = proc.wait(timeout=60)
+        captured.append(proc.stderr.read())
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stderr.close()
+    stderr_path.write_bytes(b"".join(captured))
+    if returncode != -signal.SIGKILL and not may_finish:
+        pytest.fail(
+            f"the {backend} child exited by itself with {returncode} instead of being killed:\n"
+            + stderr_path.read_text(errors="replace")
+        )
+    return Kill("stderr", returncode)
 
 
 @dataclass

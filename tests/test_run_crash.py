@@ -7,8 +7,10 @@ into a second directory, each SIGKILLed after a random delay within the referenc
 complete files under final names, each equal to the reference's file of that name (a file renamed
 but not yet committed included), and no report. A last run completes the job; then every file of
 the two directories is compared byte for byte, except ``.luminamoon/timings.json`` (the wall-clock
-timings, the only thing that differs by design). ``LUMINAMOON_RUN_CRASH_KILLS`` sets the kills
-per backend (default 8).
+timings, the only thing that differs by design). Half the kills are timed from the spawn (start-up
+included), half from the k-th "committed" progress line of the child (so they land inside the
+job whatever the start-up costs). ``LUMINAMOON_RUN_CRASH_KILLS`` sets the kills per backend
+(default 8).
 """
 
 from __future__ import annotations
@@ -138,16 +140,30 @@ def test_kill_and_rerun_is_byte_identical(backend: str, tmp_path: Path) -> None:
     for i in range(kills):
         before = check_after_kill(out, reference)
         resumed_runs += before > 0
-        kill = harness.spawn_and_kill(
-            argv,
-            backend=backend,
-            stderr_path=tmp_path / f"stderr-{i}.txt",
-            rng=rng,
-            min_delay=0.25 * seconds,
-            max_delay=1.0 * seconds,
-            ready_line=False,
-            may_finish=True,
-        )
+        remaining = len(outputs) - before
+        if remaining < 2 or rng.random() < 0.5:
+            # Anywhere from interpreter start-up to the end of the run.
+            kill = harness.spawn_and_kill(
+                argv,
+                backend=backend,
+                stderr_path=tmp_path / f"stderr-{i}.txt",
+                rng=rng,
+                max_delay=seconds,
+                ready_line=False,
+                may_finish=True,
+            )
+        else:
+            # Up to 40 ms after the k-th file committed: inside the next file, its rename, the
+            # record write or the checkpoint commit.
+            kill = harness.spawn_and_kill(
+                argv,
+                backend=backend,
+                stderr_path=tmp_path / f"stderr-{i}.txt",
+                rng=rng,
+                max_delay=0.040,
+                may_finish=True,
+                after_stderr=(b"committed ", rng.randint(1, remaining - 1)),
+            )
         if not kill.killed:
             assert kill.returncode == 0, (tmp_path / f"stderr-{i}.txt").read_text()
             # It got to the end: check it, then start a new chain from an empty directory.
