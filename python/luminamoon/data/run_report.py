@@ -261,8 +261,8 @@ def format_report(report: Mapping[str, Any], timings: Mapping[str, Any] | None =
 
 def _example_text(example: Mapping[str, Any]) -> str:
     parts = [f"{k}={v}" for k, v in example.items() if k not in ("record", "shard")]
-    parts.append(f"{os.path.basename(str(example.get('shard')))}#{example.get('record')}")
-    return " ".join(parts)
+    where = f"[{os.path.basename(str(example.get('shard')))}, input record {example.get('record')}]"
+    return " ".join([*parts, where])
 
 
 def load_report(outdir: str | os.PathLike[str]) -> tuple[dict[str, Any], dict[str, Any] | None]:
