@@ -125,12 +125,13 @@ def _parser() -> argparse.ArgumentParser:
     stats.add_argument("outdir", type=Path, metavar="OUTDIR")
     stats.add_argument("--json", action="store_true", help="print the report as JSON")
     demo = sub.add_parser(
-        "demo", help="stream a synthetic corpus, SIGKILL mid-run, resume, verify exactness"
+        "demo",
+        help="run the main job on a corpus it makes, SIGKILL it mid-run, resume, verify exactness",
     )
     demo.add_argument(
         "--workdir", type=Path, default=Path("demo-run"), help="(default: %(default)s)"
     )
-    demo.add_argument("--documents", type=int, default=200_000, help="(default: %(default)s)")
+    demo.add_argument("--documents", type=int, default=30_000, help="(default: %(default)s)")
     demo.add_argument("--batch-size", type=int, default=1_000, help="(default: %(default)s)")
     inspect = sub.add_parser("inspect", help="print a .meta checkpoint's committed state as JSON")
     inspect.add_argument("meta", type=Path)
