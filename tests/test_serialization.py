@@ -619,3 +619,31 @@ def test_crash_leaves_only_temporary_names(tmp_path: Path) -> None:
     writer.write({"text": ["x"]})
     assert writer.finish() == str(out / "00002.parquet")
     assert sorted(p.name for p in out.iterdir()) == [f"0000{i}.parquet" for i in range(3)]
+
+
+def test_pipeline_results_of_both_backends_write_identical_files(tmp_path: Path) -> None:
+    """A real FusedPipeline result (texts + fields) from each backend, every format."""
+    if not NATIVE:
+        pytest.skip("luminamoon.data._native not built")
+    shard = tmp_path / "in.jsonl"
+    docs = [
+        {"id": i, "text": f"Document number {i % 7} talks about rivers, boats and bridges. " * 4}
+        for i in range(40)
+    ]
+    docs[3]["text"] = "Write to someone@example.org about it. " + docs[3]["text"]
+    shard.write_text("".join(json.dumps(d) + "\n" for d in docs))
+    outputs = []
+    for name in ("native", "fallback"):
+        mod = backend_module(name)
+        if not hasattr(mod, "PipelineEngine"):
+            pytest.skip(f"the {name} FusedPipeline engine is not built")
+        # FusedPipeline builds on the live backend; its engine is built here on each backend
+        # directly (cleaner, quality, exact dedup, near dedup, PII, threads).
+        engine = mod.PipelineEngine(
+            mod.TextCleaner(), None, mod.StreamDeduplicator(), None, mod.PIIMasker(), 0
+        )
+        batch = next(iter(mod.ShardReader(str(shard), fields=["id"], batch_size=100)))
+        result = engine.process(batch, None, None)
+        assert 0 < len(result) < 40
+        outputs.append([ser.serialize_table_to_bytes(result, format=f) for f in ser.FORMATS])
+    assert outputs[0] == outputs[1]
