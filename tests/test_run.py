@@ -203,6 +203,19 @@ def test_config_preset_and_mismatch(corpus: list[str], tmp_path: Path) -> None:
     run(corpus, out, config=config, pii=False, threads=1, **OPTIONS)
 
 
+def test_changed_shard_is_refused(corpus: list[str], tmp_path: Path) -> None:
+    shard = tmp_path / "one.jsonl"
+    shard.write_text(Path(corpus[0].replace("*.jsonl", "a.jsonl")).read_text())
+    out = tmp_path / "out"
+    run([str(shard)], out, **OPTIONS)
+    with shard.open("a") as f:
+        f.write('{"text": "appended later"}\n')
+    with pytest.raises(
+        RunError, match=r"run\.shard_bytes \(\[\d+\] in the stored run, \[\d+\] now\)"
+    ):
+        run([str(shard)], out, **OPTIONS)
+
+
 def test_bad_inputs(corpus: list[str], tmp_path: Path) -> None:
     directory = Path(corpus[2]).parent
     with pytest.raises(

@@ -109,6 +109,10 @@ def _flatten(prefix: str, value: object, out: dict[str, object]) -> None:
         out[prefix] = value
 
 
+def _shorten(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _config_diff(stored: Mapping[str, Any], now: Mapping[str, Any]) -> list[str]:
     a: dict[str, object] = {}
     b: dict[str, object] = {}
@@ -117,8 +121,8 @@ def _config_diff(stored: Mapping[str, Any], now: Mapping[str, Any]) -> list[str]
     out = []
     for key in sorted(set(a) | set(b)):
         if a.get(key, "<absent>") != b.get(key, "<absent>"):
-            before = json.dumps(a[key]) if key in a else "absent"
-            after = json.dumps(b[key]) if key in b else "absent"
+            before = _shorten(json.dumps(a[key])) if key in a else "absent"
+            after = _shorten(json.dumps(b[key])) if key in b else "absent"
             out.append(f"{key} ({before} in the stored run, {after} now)")
     return out
 
@@ -129,6 +133,7 @@ class RunSettings:
 
     inputs: list[str]
     shards: list[str]
+    shard_bytes: list[int]  # sizes when the run started: a shard changed since is detected
     text_field: str
     fields: list[str]
     format: str
@@ -141,6 +146,7 @@ class RunSettings:
         return {
             "inputs": self.inputs,
             "shards": self.shards,
+            "shard_bytes": self.shard_bytes,
             "text_field": self.text_field,
             "fields": self.fields,
             "format": self.format,
@@ -571,6 +577,7 @@ def run(
     settings = RunSettings(
         inputs=[os.fsdecode(i) for i in inputs],
         shards=shards,
+        shard_bytes=[os.path.getsize(s) for s in shards],
         text_field=text_field,
         fields=fields,
         format=format,
