@@ -57,6 +57,15 @@ def _is_text_shard(path: str) -> bool:
     return lower.endswith(_TEXT_SUFFIXES)
 
 
+def _is_jsonl_shard(path: str) -> bool:
+    lower = path.lower()
+    for suffix in _COMPRESSED_SUFFIXES:
+        if lower.endswith(suffix):
+            lower = lower[: -len(suffix)]
+            break
+    return lower.endswith((".jsonl", ".json", ".ndjson"))
+
+
 def is_compressed(path: str) -> bool:
     return path.lower().endswith(_COMPRESSED_SUFFIXES)
 
@@ -146,7 +155,7 @@ def preflight_text_field(shards: Sequence[str], text_field: str, records: int = 
     """
     seen = 0
     first_issue = ""
-    for path in [s for s in shards if _is_text_shard(s) and ".txt" not in s.lower()][:8]:
+    for path in [s for s in shards if _is_jsonl_shard(s)][:8]:
         try:
             stream = _open_text(path)
         except OSError:
