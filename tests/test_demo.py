@@ -36,7 +36,7 @@ def test_corpus_is_deterministic_and_varied(tmp_path: Path) -> None:
     reason=f"the {lmd.BACKEND} FusedPipeline engine is not built",
 )
 def test_demo_resumes_exactly(tmp_path: Path) -> None:
-    report = run_demo(tmp_path / "demo", documents=900, batch_size=50)
+    report = run_demo(tmp_path / "demo", documents=600, batch_size=40)
     assert report.identical, report.differing
     assert report.killed_after >= 1
     assert report.files >= 4
