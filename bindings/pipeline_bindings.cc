@@ -116,11 +116,10 @@ PyPipelineResult process(PyPipelineEngine& engine, nb::handle input, nb::handle 
     for (auto [key, values] : nb::borrow<nb::dict>(mapping)) {
       const std::size_t count = nb::len(values);
       if (count != n) {
-        throw nb::value_error(("FusedPipeline.process: field " +
-                               std::string(nb::repr(key).c_str()) + " has " +
-                               std::to_string(count) + " values for " + std::to_string(n) +
-                               " documents")
-                                  .c_str());
+        throw nb::value_error(
+            ("FusedPipeline.process: field " + std::string(nb::repr(key).c_str()) + " has " +
+             std::to_string(count) + " values for " + std::to_string(n) + " documents")
+                .c_str());
       }
       PyObject* copy = PySequence_List(values.ptr());
       if (copy == nullptr) throw nb::python_error();
@@ -139,10 +138,9 @@ PyPipelineResult process(PyPipelineEngine& engine, nb::handle input, nb::handle 
     coords.reserve(n);
     for (nb::handle c : nb::iter(coordinates)) {
       if (!nb::isinstance<StreamCoordinate>(c)) {
-        throw nb::type_error(
-            ("FusedPipeline.process: coordinates must be StreamCoordinate, got " +
-             std::string(nb::type_name(c.type()).c_str()))
-                .c_str());
+        throw nb::type_error(("FusedPipeline.process: coordinates must be StreamCoordinate, got " +
+                              std::string(nb::type_name(c.type()).c_str()))
+                                 .c_str());
       }
       coords.push_back(nb::cast<StreamCoordinate>(c));
     }
@@ -244,14 +242,12 @@ void bind_pipeline(nb::module_& m) {
             std::vector<std::uint8_t> keep(r.dropped_by->size());
             for (std::size_t i = 0; i < keep.size(); ++i) keep[i] = (*r.dropped_by)[i] == 0;
             auto* owned = new std::vector<std::uint8_t>(std::move(keep));
-            nb::capsule owner(owned, [](void* p) noexcept {
-              delete static_cast<std::vector<std::uint8_t>*>(p);
-            });
+            nb::capsule owner(
+                owned, [](void* p) noexcept { delete static_cast<std::vector<std::uint8_t>*>(p); });
             static bool empty = false;
             const std::size_t shape[1] = {owned->size()};
             return nb::ndarray<nb::numpy, bool, nb::ndim<1>>(
-                owned->empty() ? &empty : reinterpret_cast<bool*>(owned->data()), 1, shape,
-                owner);
+                owned->empty() ? &empty : reinterpret_cast<bool*>(owned->data()), 1, shape, owner);
           },
           nb::rv_policy::reference, nb::sig("def keep(self) -> numpy.typing.NDArray[numpy.bool_]"))
       .def_prop_ro(
@@ -260,7 +256,8 @@ void bind_pipeline(nb::module_& m) {
             std::vector<std::int64_t> out(r.kept.begin(), r.kept.end());
             return numpy_vector(std::move(out));
           },
-          nb::rv_policy::reference, nb::sig("def indices(self) -> numpy.typing.NDArray[numpy.int64]"))
+          nb::rv_policy::reference,
+          nb::sig("def indices(self) -> numpy.typing.NDArray[numpy.int64]"))
       .def_prop_ro(
           "dropped_by",
           [](nb::handle self) {
@@ -271,7 +268,8 @@ void bind_pipeline(nb::module_& m) {
             return nb::ndarray<nb::numpy, const std::uint8_t, nb::ndim<1>>(
                 r.dropped_by->empty() ? &empty : r.dropped_by->data(), 1, shape, self);
           },
-          nb::rv_policy::reference, nb::sig("def dropped_by(self) -> numpy.typing.NDArray[numpy.uint8]"))
+          nb::rv_policy::reference,
+          nb::sig("def dropped_by(self) -> numpy.typing.NDArray[numpy.uint8]"))
       .def_prop_ro(
           "reasons",
           [](const PyPipelineResult& r) {
@@ -327,8 +325,8 @@ void bind_pipeline(nb::module_& m) {
       "call with the GIL released. Build it through luminamoon.data.FusedPipeline.")
       .def(
           "__init__",
-          [](PyPipelineEngine* self, nb::object cleaner, nb::object quality,
-             nb::object exact_dedup, nb::object near_dedup, nb::object pii, nb::handle threads) {
+          [](PyPipelineEngine* self, nb::object cleaner, nb::object quality, nb::object exact_dedup,
+             nb::object near_dedup, nb::object pii, nb::handle threads) {
             (void)to_unsigned(threads, "threads", 4096);
             PipelineStages stages;
             stages.cleaner = stage_pointer<TextCleaner>(cleaner, "cleaner", "TextCleaner");
@@ -338,9 +336,9 @@ void bind_pipeline(nb::module_& m) {
             stages.near_dedup =
                 stage_pointer<MinHashDeduplicator>(near_dedup, "near_dedup", "MinHashDeduplicator");
             stages.pii = stage_pointer<PiiMasker>(pii, "pii", "PIIMasker");
-            new (self) PyPipelineEngine{std::move(cleaner), std::move(quality),
-                                        std::move(exact_dedup), std::move(near_dedup),
-                                        std::move(pii), FusedPipeline(stages)};
+            new (self)
+                PyPipelineEngine{std::move(cleaner),    std::move(quality), std::move(exact_dedup),
+                                 std::move(near_dedup), std::move(pii),     FusedPipeline(stages)};
           },
           "cleaner"_a.none(), "quality"_a.none(), "exact_dedup"_a.none(), "near_dedup"_a.none(),
           "pii"_a.none(), "threads"_a = 0,
@@ -354,8 +352,7 @@ void bind_pipeline(nb::module_& m) {
                    "collections.abc.Sequence[StreamCoordinate] | None = None) -> PipelineResult"),
            "Runs every stage over the batch (see docs/pipeline.md).")
       .def(
-          "stats",
-          [](const PyPipelineEngine& e) { return counters_to_python(e.pipeline.stats()); },
+          "stats", [](const PyPipelineEngine& e) { return counters_to_python(e.pipeline.stats()); },
           nb::sig("def stats(self) -> dict[str, dict[str, int]]"),
           "The counters of every batch processed so far.");
 }

@@ -86,6 +86,7 @@ class PipelineResult:
 
     def __init__(
         self,
+        *,
         texts: StringTensor,
         dropped_by: np.ndarray[Any, Any],
         reasons: list[PipelineRejection | None],
@@ -108,7 +109,8 @@ class PipelineResult:
 
     @property
     def keep(self) -> np.ndarray[Any, Any]:
-        return self._dropped_by == 0
+        keep: np.ndarray[Any, Any] = self._dropped_by == 0
+        return keep
 
     @property
     def indices(self) -> np.ndarray[Any, Any]:
@@ -183,7 +185,7 @@ def _input_documents(batch: object) -> list[object]:
 class PipelineEngine:
     """Runs a batch through the enabled components, in STAGES order (see docs/pipeline.md)."""
 
-    def __init__(
+    def __init__(  # noqa: PLR0917 - the native engine's positional signature
         self,
         cleaner: Any,
         quality: Any,
@@ -267,7 +269,7 @@ class PipelineEngine:
             texts = []
             kept = []
             dropped_empty = 0
-            for i, t in zip(alive, cleaned):
+            for i, t in zip(alive, cleaned, strict=True):
                 if t:
                     texts.append(t)
                     kept.append(i)
@@ -336,18 +338,18 @@ class PipelineEngine:
             "documents": len(texts),
             "bytes": sum(len(t.encode("utf-8")) for t in texts),
         }
-        for stage_name, values in counters.items():
+        for stage_name, stage_counters in counters.items():
             total = self._stats.setdefault(stage_name, {})
-            for key, value in values.items():
+            for key, value in stage_counters.items():
                 total[key] = total.get(key, 0) + value
 
         dropped_by.flags.writeable = False  # like the native result's view of its own array
         return PipelineResult(
-            StringTensor(texts),
-            dropped_by,
-            reasons,
-            {name: [values[i] for i in alive] for name, values in in_fields.items()},
-            None if in_coords is None else [in_coords[i] for i in alive],
-            end,
-            counters,
+            texts=StringTensor(texts),
+            dropped_by=dropped_by,
+            reasons=reasons,
+            fields={name: [values[i] for i in alive] for name, values in in_fields.items()},
+            coordinates=None if in_coords is None else [in_coords[i] for i in alive],
+            end=end,
+            counters=counters,
         )
