@@ -246,3 +246,40 @@ def test_config_errors_name_the_place_and_suggest(tmp_path: Path) -> None:
         lmd.FusedPipeline.from_config(wrong)
     with pytest.raises(FileNotFoundError, match="no such file"):
         lmd.FusedPipeline.from_config(tmp_path / "missing.toml")
+
+
+def test_arrow_export_types_the_reader_fields(tmp_path: Path) -> None:
+    pa = pytest.importorskip("pyarrow")
+    shard = tmp_path / "f.jsonl"
+    records = [
+        {"text": prose(30), "id": 1, "f": 1.5, "m": 1, "b": True, "big": 2**63, "mixed": 1e16},
+        {"text": prose(31), "id": 2, "f": 2, "m": "x", "b": None, "big": 5, "mixed": "q"},
+        {"text": prose(32), "id": 3, "f": None, "m": True, "b": False, "big": 7, "mixed": 1e-5},
+    ]
+    shard.write_text("".join(json.dumps(r) + "\n" for r in records))
+    names = ["id", "f", "m", "b", "big", "mixed", "absent"]
+    reader = lmd.ShardReader(str(shard), fields=names)
+    r = lmd.FusedPipeline(quality=False, near_dedup=False).process(next(iter(reader)))
+    table = pa.table(r)
+    assert table.schema.names == ["text", *names]
+    assert [str(t) for t in table.schema.types] == [
+        "string",
+        "int64",
+        "double",
+        "string",
+        "bool",
+        "uint64",
+        "string",
+        "null",
+    ]
+    assert table.column("m").to_pylist() == ["1", "x", "true"]
+    assert table.column("mixed").to_pylist() == ["1e+16", "q", "1e-05"]
+    assert table.column("big").to_pylist() == [2**63, 5, 7]
+    assert table.column("text").to_pylist() == list(r.texts)
+    view = pa.RecordBatchReader._import_from_c_capsule(r.export_arrow("body", "large_string"))
+    assert view.schema.field("body").type == pa.large_string()
+    with pytest.raises(ConfigError, match="did you mean 'string'"):
+        r.export_arrow(text_type="strin")
+    # Fields given by the caller keep pyarrow's own inference.
+    given = lmd.FusedPipeline(quality=False).process([prose(33)], fields={"x": [{"a": 1}]})
+    assert pa.table(given).column("x").to_pylist() == [{"a": 1}]

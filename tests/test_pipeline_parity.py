@@ -139,3 +139,27 @@ def test_reader_batches_agree(tmp_path: Path) -> None:
             )
         results.append(rows)
     assert results[0] == results[1]
+
+
+def test_arrow_export_agrees(tmp_path: Path) -> None:
+    pa = pytest.importorskip("pyarrow")
+    shard = tmp_path / "docs.jsonl"
+    values = [1, -2, 2**63 + 1, 1.5, 2.0, 1e16, 1e-7, 123456789.125, True, False, None, "s", ""]
+    lines = []
+    for i, a in enumerate(values):
+        for j, b in enumerate(values[::3]):
+            text = f"Document {i} {j}: the people walk the dog to the river and back home."
+            lines.append(json.dumps({"text": text, "a": a, "b": b, "ab": [a, b][i % 2]}))
+    shard.write_text("\n".join(lines) + "\n")
+    tables = []
+    for mod, cls in ((N, NativePipeline), (F, FallbackPipeline)):
+        p = cls(quality=False, near_dedup=False, exact_dedup=False)
+        batches = [
+            pa.table(p.process(b))
+            for b in mod.ShardReader(str(shard), fields=["a", "b", "ab"], batch_size=7)
+        ]
+        tables.append(batches)
+    assert len(tables[0]) == len(tables[1])
+    for a, b in zip(tables[0], tables[1], strict=True):
+        assert a.schema == b.schema
+        assert a.equals(b)

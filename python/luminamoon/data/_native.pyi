@@ -747,6 +747,14 @@ class PipelineResult:
     def total(self) -> int:
         """Documents in the input batch."""
 
+    def export_arrow(self, text_column: str = "text", text_type: str = "string") -> object:
+        """
+        The kept documents as one Arrow record batch (text column, then the fields), an 'arrow_array_stream' PyCapsule; text_type: 'string', 'large_string' or 'string_view'. Field types follow docs/pipeline.md.
+        """
+
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
+        """Arrow PyCapsule stream interface: export_arrow() with its defaults."""
+
     def __len__(self) -> int: ...
     def __repr__(self) -> str: ...
 
