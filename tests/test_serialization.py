@@ -647,3 +647,24 @@ def test_pipeline_results_of_both_backends_write_identical_files(tmp_path: Path)
         assert 0 < len(result) < 40
         outputs.append([ser.serialize_table_to_bytes(result, format=f) for f in ser.FORMATS])
     assert outputs[0] == outputs[1]
+
+
+def test_pipeline_result_uses_its_own_arrow_export(tmp_path: Path) -> None:
+    """Reader fields are typed by the result's export (docs/pipeline.md): a field with a string
+    and a number becomes a string column instead of an error; list fields keep our typing."""
+    shard = tmp_path / "in.jsonl"
+    shard.write_text(
+        '{"text": "one document here", "id": 1}\n{"text": "another document", "id": "b"}\n'
+    )
+    pipeline = lmd.FusedPipeline(quality=False, near_dedup=False, pii=False)
+    result = pipeline.process(next(iter(lmd.ShardReader(str(shard), fields=["id"]))))
+    table = ser.to_arrow_table(result, text_type="large_string")
+    assert table.schema.field("text").type == pa.large_string()
+    assert table.column("id").to_pylist() == ["1", "b"]
+    assert json.loads(table.schema.metadata[b"huggingface"])["info"]["features"]["text"] == {
+        "dtype": "large_string",
+        "_type": "Value",
+    }
+    mixed = pipeline.process(["first text", "second text"], fields={"n": [1, "x"]})
+    with pytest.raises(TypeError, match=r"column 'n', row 1: a str where earlier rows hold int"):
+        ser.to_arrow_table(mixed)

@@ -418,7 +418,9 @@ def hf_features(schema: Any, image_columns: Iterable[str] = ()) -> dict[str, Any
 # =============================================================================================
 
 
-def _columns_of(data: object, text_column: str, text_type: str) -> dict[str, object] | Any:
+def _columns_of(
+    data: object, text_column: str, text_type: str, *, export: bool = True
+) -> dict[str, object] | Any:
     """A dict of columns, or a pyarrow Table when ``data`` already is one."""
     pa = _pyarrow()
     if isinstance(data, pa.Table):
@@ -437,11 +439,42 @@ def _columns_of(data: object, text_column: str, text_type: str) -> dict[str, obj
                 f"the extra field '{text_column}' has the text column's name; pass another "
                 "text_column"
             )
+        exported = _exported_result(data, text_column, text_type) if export else None
+        if exported is not None:
+            return exported
         return {text_column: data.texts, **dict(fields)}
     raise TypeError(
         "expected a PipelineResult, a DocumentBatch, a StringTensor, a pyarrow Table or "
         f"RecordBatch, or a mapping of column name to column, got {type(data).__name__}"
     )
+
+
+class _CapsuleStream:
+    """Hands an ``arrow_array_stream`` capsule to pyarrow's PyCapsule-interface import."""
+
+    def __init__(self, capsule: object) -> None:
+        self._capsule = capsule
+
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
+        return self._capsule
+
+
+def _exported_result(data: object, text_column: str, text_type: str) -> Any:
+    """A PipelineResult's own Arrow export (docs/pipeline.md "Arrow export"), or None.
+
+    The result types its reader fields natively, without a Python object per document; fields
+    passed to ``process(fields=...)`` as lists go through pyarrow's inference, and when that
+    fails the caller types the columns itself (a clear error naming the column and row).
+    """
+    export = getattr(data, "export_arrow", None)
+    if export is None:
+        return None
+    pa = _pyarrow()
+    try:
+        capsule = export(text_column=text_column, text_type=_TEXT_TYPE_ALIASES[text_type])
+        return pa.RecordBatchReader.from_stream(_CapsuleStream(capsule)).read_all()
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+        return None
 
 
 def to_arrow_table(
@@ -467,7 +500,7 @@ def to_arrow_table(
     pa = _pyarrow()
     target_text = _text_arrow_type(text_type)
     images = list(image_columns)
-    columns = _columns_of(data, text_column, text_type)
+    columns = _columns_of(data, text_column, text_type, export=not images)
     if isinstance(columns, pa.Table):
         table = columns
         for name in images:
