@@ -77,7 +77,8 @@ def _domain_ok(domain: bytes) -> bool:
 def _local_part_start(data: bytes, run_start: int, a: int) -> int:
     """Where the local part ending at ``a`` starts inside the atext run: '?' and '&' (URL query)
     and a quote not between two letters/digits end what comes before them, so does '=' after a
-    one-case key (``email=jo@x.org``, ``VALUE=``); then the special characters are trimmed from the front."""
+    one-case key (``email=jo@x.org``, ``VALUE=``); then the special characters are trimmed
+    from the front."""
     c = run_start
     for i in range(run_start, a):
         x = data[i]
