@@ -191,6 +191,10 @@ def test_ip_negative(text: str) -> None:
         "see section 12.3.2.2 and \u00a7 4.2.1.3",
         "12.3.2.2. Title",
         "Intro\n\n7.5.1.3 HMAC-SHA1\n.................\n\nText",
+        "Junio C Hamano (2):\n      Git 1.7.4.4\n      XFree86 4.3.99.16  \n",
+        "<h3>2014-03-26 (3.8.4.2)</h3>",
+        "need zlib >= 1.2.2.3 and libfoo (<< 2.0.0.1)",
+        "Update from 1.2.99.2 to 1.3",
     ],
 )
 def test_ip_version_and_section_contexts(text: str) -> None:
@@ -214,6 +218,10 @@ def test_ip_version_and_section_contexts(text: str) -> None:
         ("host.example.com (8.8.8.8)", "host.example.com (<IP_ADDRESS>)"),
         ("converted to 8.8.8.8", "converted to <IP_ADDRESS>"),
         ("nameserver 8.8.8.8\n", "nameserver <IP_ADDRESS>\n"),
+        ("  dns 8.8.8.8\n", "  dns <IP_ADDRESS>\n"),
+        ("2014-03-26 8.8.8.8", "2014-03-26 <IP_ADDRESS>"),
+        ("x = 8.8.8.8", "x = <IP_ADDRESS>"),
+        ("traffic from 8.8.8.8 to 1.1.1.1", "traffic from <IP_ADDRESS> to <IP_ADDRESS>"),
     ],
 )
 def test_ip_context_rules_keep_real_addresses(text: str, expected: str) -> None:

@@ -197,15 +197,16 @@ constexpr std::size_t kMaxIpv6Text = 45;  // "ffff:ffff:ffff:ffff:ffff:ffff:255.
 
 // Words that make the dotted quad after them a version or a section number (docs/pii.md,
 // "IPv4 context rules"), lower case; matched as whole words, case-insensitively.
-constexpr std::array<std::string_view, 26> kNotAddressWords = {
-    "version",  "versions", "revision", "revisions", "release", "releases",  "released",
-    "rev",      "ver",      "v",        "since",     "policy",  "standards", "section",
-    "sections", "sect",     "sec",      "chapter",   "figure",  "fig",       "table",
-    "step",     "appendix", "clause",   "paragraph", "bump"};
-// "to", "for" and "in" count only after one of these ("release notes to 1.7.8.4").
-constexpr std::array<std::string_view, 14> kBeforePreposition = {
-    "notes", "prepare", "preparing", "update", "updated", "upgrade",  "upgraded",
-    "bump",  "bumped",  "changes",   "fixed",  "new",     "released", "version"};
+constexpr std::array<std::string_view, 27> kNotAddressWords = {
+    "version", "versions", "revision", "revisions", "release",   "releases", "released",
+    "rev",     "ver",      "v",        "since",     "policy",    "standard", "standards",
+    "section", "sections", "sect",     "sec",       "chapter",   "figure",   "fig",
+    "table",   "step",     "appendix", "clause",    "paragraph", "bump"};
+// "to", "for", "in" and "from" count only after one of these ("release notes to 1.7.8.4").
+constexpr std::array<std::string_view, 21> kBeforePreposition = {
+    "notes",  "prepare", "preparing",  "update",  "updated", "upgrade",     "upgraded",
+    "bump",   "bumped",  "changes",    "fixed",   "new",     "released",    "version",
+    "broken", "added",   "introduced", "removed", "fixes",   "corrections", "references"};
 
 // The letters (at most 10) ending at q as a whole word, or an empty view.
 std::string_view word_before(const Text& t, std::size_t q) {
@@ -227,6 +228,15 @@ bool word_in(std::string_view word, std::span<const std::string_view> words) {
   return false;
 }
 
+// A version constraint: ">= ", "<= ", ">> " or "<< " (one space optional) before a.
+bool after_constraint(const Text& t, std::size_t a) {
+  std::size_t q = a;
+  if (q > 0 && t.d[q - 1] == ' ') --q;
+  if (q < 2) return false;
+  const std::uint8_t x = t.d[q - 2], y = t.d[q - 1];
+  return (y == '=' && (x == '>' || x == '<')) || (x == y && (x == '>' || x == '<'));
+}
+
 // Up to 3 separators " \t:=." before a, then a context word (or a section sign U+00A7).
 bool after_context_word(const Text& t, std::size_t a) {
   std::size_t q = a, skipped = 0;
@@ -239,7 +249,7 @@ bool after_context_word(const Text& t, std::size_t a) {
   const std::string_view word = word_before(t, q);
   if (word.empty()) return false;
   if (word_in(word, kNotAddressWords)) return true;
-  static constexpr std::string_view kPrepositions[] = {"to", "for", "in"};
+  static constexpr std::string_view kPrepositions[] = {"to", "for", "in", "from"};
   if (!word_in(word, kPrepositions)) return false;
   const std::size_t p = q - word.size();
   if (p == 0 || t.d[p - 1] != ' ') return false;
@@ -286,6 +296,32 @@ bool after_package_name(const Text& t, std::size_t a) {
          t.find(kUrgency, a, e - kUrgency.size()) != std::string_view::npos;
 }
 
+// A release title alone on its line: indentation, one word starting with an upper-case letter,
+// one space, the quad, trailing spaces ("      Git 1.7.4.4", "XFree86 4.3.0.1").
+bool release_title(const Text& t, std::size_t a, std::size_t b) {
+  if (a < 3 || t.d[a - 1] != ' ') return false;
+  std::size_t w = a - 1;
+  while (w > 0 && a - 1 - w < 32 &&
+         (is(t.d[w - 1], kWord) || t.d[w - 1] == '+' || t.d[w - 1] == '-')) {
+    --w;
+  }
+  if (w == a - 1 || !(t.d[w] >= 'A' && t.d[w] <= 'Z') || !starts_line(t, w)) return false;
+  std::size_t e = b;
+  while (e < t.n && is_ws(t.d[e])) ++e;
+  return e == t.n || t.d[e] == '\n' || t.d[e] == '\r';
+}
+
+// "2014-03-26 (3.8.4.2)": a release date, a space, an opening parenthesis.
+bool after_date(const Text& t, std::size_t a) {
+  if (a < 12 || t.d[a - 1] != '(' || t.d[a - 2] != ' ') return false;
+  const std::size_t d = a - 12;  // YYYY-MM-DD
+  for (std::size_t k = 0; k < 10; ++k) {
+    const std::uint8_t c = t.d[d + k];
+    if ((k == 4 || k == 7) ? c != '-' : !is_digit(c)) return false;
+  }
+  return d == 0 || !is(t.d[d - 1], kWord);
+}
+
 // The IPv4 context rules: the valid dotted quad [a, b) is a version or a section number.
 bool ipv4_not_an_address(const Text& t, std::size_t a, std::size_t b) {
   const std::uint8_t next = t.at(b);
@@ -299,7 +335,10 @@ bool ipv4_not_an_address(const Text& t, std::size_t a, std::size_t b) {
     while (d > b + 1 && t.d[d - 1] == '.') --d;
     if (is(t.at(c), kWord) || !parse_ipv4(t.view(b + 1, d))) return true;
   }
-  if (after_context_word(t, a) || after_package_name(t, a)) return true;
+  if (after_context_word(t, a) || after_package_name(t, a) || after_date(t, a) ||
+      after_constraint(t, a) || release_title(t, a, b)) {
+    return true;
+  }
   // Glued to a name by '-': "shadow-4.1.4.2", "RelNotes-1.7.10.1".
   if (a >= 2 && t.d[a - 1] == '-' && is(t.d[a - 2], kAlpha)) return true;
   // A section number heading its line: "12.3.2.2. Title", or "7.5.1.3 Title" underlined.

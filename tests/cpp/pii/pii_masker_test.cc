@@ -112,6 +112,10 @@ TEST(PiiMasker, Ipv4ContextRules) {
            "see section 12.3.2.2 and \xC2\xA7 4.2.1.3",
            "12.3.2.2. Title",
            "  7.5.1.3 HMAC-SHA1\n.................\n",
+           "Junio C Hamano (2):\n      Git 1.7.4.4\n      XFree86 4.3.99.16  \n",
+           "<h3>2014-03-26 (3.8.4.2)</h3>",
+           "need zlib >= 1.2.2.3 and libfoo (<< 2.0.0.1)",
+           "Update from 1.2.99.2 to 1.3",
        }) {
     EXPECT_EQ(masked(no), no) << no;
   }

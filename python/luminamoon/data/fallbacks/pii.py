@@ -242,13 +242,13 @@ def ipv6_is_public(address: int) -> bool:
 # context rules"), matched as whole words, case-insensitively.
 _NOT_ADDRESS_WORDS = frozenset(
     b"version versions revision revisions release releases released rev ver v since policy "
-    b"standards section sections sect sec chapter figure fig table step appendix clause "
-    b"paragraph bump".split()
+    b"standard standards section sections sect sec chapter figure fig table step appendix "
+    b"clause paragraph bump".split()
 )
-# "to", "for" and "in" count only after one of these ("release notes to 1.7.8.4").
+# "to", "for", "in" and "from" count only after one of these ("release notes to 1.7.8.4").
 _BEFORE_PREPOSITION = frozenset(
     b"notes prepare preparing update updated upgrade upgraded bump bumped changes fixed new "
-    b"released version".split()
+    b"released version broken added introduced removed fixes corrections references".split()
 )
 _PACKAGE_NAME = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789+.-")
 
@@ -261,6 +261,15 @@ def _word_before(data: bytes, q: int) -> bytes:
     if w == q or (w > 0 and data[w - 1] in _ALPHA):
         return b""
     return data[w:q]
+
+
+def _after_constraint(data: bytes, a: int) -> bool:
+    """A version constraint: ``>= ``, ``<= ``, ``>> `` or ``<< `` (the space optional)."""
+    q = a - 1 if a > 0 and data[a - 1] == 32 else a
+    if q < 2:
+        return False
+    x, y = data[q - 2], data[q - 1]
+    return (y == 61 and x in b"><") or (x == y and x in b"><")
 
 
 def _after_context_word(data: bytes, a: int) -> bool:
@@ -277,7 +286,7 @@ def _after_context_word(data: bytes, a: int) -> bool:
         return False
     if word in _NOT_ADDRESS_WORDS:
         return True
-    if word not in (b"to", b"for", b"in"):
+    if word not in (b"to", b"for", b"in", b"from"):
         return False
     p = q - len(word)
     if p == 0 or data[p - 1] != 32:
@@ -322,6 +331,38 @@ def _after_package_name(data: bytes, a: int) -> bool:
     return data.find(b"urgency=", a, e) >= 0
 
 
+_TITLE_WORD = _WORD | frozenset(b"+-")
+_UPPER = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def _release_title(data: bytes, a: int, b: int) -> bool:
+    """Indentation, one word starting upper-case, one space, the quad, trailing spaces, line end
+    (``      Git 1.7.4.4``)."""
+    if a < 3 or data[a - 1] != 32:
+        return False
+    w = a - 1
+    while w > 0 and a - 1 - w < 32 and data[w - 1] in _TITLE_WORD:
+        w -= 1
+    if w == a - 1 or data[w] not in _UPPER or not _starts_line(data, w):
+        return False
+    e = b
+    while e < len(data) and data[e] in b" \t":
+        e += 1
+    return e == len(data) or data[e] in b"\n\r"
+
+
+def _after_date(data: bytes, a: int) -> bool:
+    """``2014-03-26 (3.8.4.2)``: a release date, a space, an opening parenthesis."""
+    if a < 12 or data[a - 1] != 40 or data[a - 2] != 32:
+        return False
+    d = a - 12
+    for k in range(10):
+        c = data[d + k]
+        if (c != 45) if k in (4, 7) else (c not in _DIGIT):
+            return False
+    return d == 0 or data[d - 1] not in _WORD
+
+
 def _ipv4_not_an_address(data: bytes, a: int, b: int) -> bool:
     """The IPv4 context rules: the valid dotted quad data[a:b] is a version or a section number."""
     nxt = _at(data, b)
@@ -336,7 +377,13 @@ def _ipv4_not_an_address(data: bytes, a: int, b: int) -> bool:
             d -= 1
         if _at(data, c) in _WORD or parse_ipv4(data[b + 1 : d]) is None:
             return True  # "2.10.0.27-0.cvs"; "1.1.1.1-1.0.0.1" is a range of addresses
-    if _after_context_word(data, a) or _after_package_name(data, a):
+    if (
+        _after_context_word(data, a)
+        or _after_package_name(data, a)
+        or _after_date(data, a)
+        or _after_constraint(data, a)
+        or _release_title(data, a, b)
+    ):
         return True
     if a >= 2 and data[a - 1] == 45 and data[a - 2] in _ALPHA:  # "shadow-4.1.4.2"
         return True
