@@ -231,7 +231,20 @@ def test_ip_context_rules_keep_real_addresses(text: str, expected: str) -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("id <20010430.G5/1BoVz$x@host.example.com>", "id <<EMAIL>>"),
+        ("from <20010430.G5/1BoVz$x@host.example.com>", "from <<EMAIL>>"),
+        (
+            "Message-ID: <15265.9468.713530.98441@python.org>",
+            "Message-ID: <15265.9468.713530.98441@python.org>",
+        ),
+        (
+            "x\ncontent-id: <20592.1022586929.6@example.com>",
+            "x\ncontent-id: <20592.1022586929.6@example.com>",
+        ),
+        (
+            "with SMTP id <0.0014F8A2@mail.groupcare.dk>; Mon",
+            "with SMTP id <0.0014F8A2@mail.groupcare.dk>; Mon",
+        ),
+        ("with ESMTP id JAA03225 for <jo@example.org>;", "with ESMTP id JAA03225 for <<EMAIL>>;"),
         ("e$@vmeng.com", "<EMAIL>"),
         ("o'neil@example.ie", "<EMAIL>"),
         ("list-bounces+jo=example.com@lists.example.org", "<EMAIL>"),

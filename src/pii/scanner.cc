@@ -155,6 +155,28 @@ std::size_t local_part_start(const Text& t, std::size_t l, std::size_t a) {
   return c;
 }
 
+// Header fields whose values are message identifiers, not mailboxes (lower case, with ':').
+constexpr std::array<std::string_view, 5> kIdHeaders = {
+    "message-id:", "content-id:", "in-reply-to:", "references:", "resent-message-id:"};
+
+// Whether the local part starting at l is a message or queue identifier: on a line that starts
+// with one of kIdHeaders, or right after the word "id" and a space ("with SMTP id <0.1@x.dk>").
+bool message_id_context(const Text& t, std::size_t l) {
+  std::size_t q = l;
+  if (q > 0 && t.d[q - 1] == '<') --q;
+  if (q >= 3 && t.d[q - 1] == ' ' && t.ends_with_ci(q - 1, "id") &&
+      (q == 3 || !is(t.d[q - 4], kWord))) {
+    return true;
+  }
+  std::size_t line = l;
+  while (line > 0 && l - line < 200 && t.d[line - 1] != '\n') --line;
+  if (line > 0 && t.d[line - 1] != '\n') return false;
+  for (std::string_view header : kIdHeaders) {
+    if (line + header.size() <= l && t.ends_with_ci(line + header.size(), header)) return true;
+  }
+  return false;
+}
+
 void email_at(const Text& t, std::size_t a, std::vector<Candidate>& out) {
   std::size_t l = a;
   while (l > 0 && a - l <= kMaxLocalRun && is(t.d[l - 1], kLocal)) --l;
@@ -188,6 +210,7 @@ void email_at(const Text& t, std::size_t a, std::vector<Candidate>& out) {
     if (i == e && (labels < 2 || !tld_ok(t, label_start, e))) return;
     label_start = i + 1;
   }
+  if (message_id_context(t, l)) return;
   out.push_back({l, e, PiiCategory::kEmail});
 }
 

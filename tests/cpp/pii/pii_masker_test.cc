@@ -129,7 +129,16 @@ TEST(PiiMasker, Ipv4ContextRules) {
 }
 
 TEST(PiiMasker, EmailRfc5322LocalParts) {
-  EXPECT_EQ(masked("id <20010430.G5/1BoVz$x@host.example.com>"), "id <<EMAIL>>");
+  EXPECT_EQ(masked("from <20010430.G5/1BoVz$x@host.example.com>"), "from <<EMAIL>>");
+  // Message and queue identifiers have the syntax of an address but name no mailbox.
+  for (std::string_view no : {"Message-ID: <15265.9468.713530.98441@python.org>",
+                              "x\ncontent-id: <20592.1022586929.6@example.com>",
+                              "with SMTP id <0.0014F8A2@mail.groupcare.dk>; Mon"}) {
+    EXPECT_EQ(masked(no), no) << no;
+  }
+  EXPECT_EQ(masked("From: barry@python.org (Barry)"), "From: <EMAIL> (Barry)");
+  EXPECT_EQ(masked("with ESMTP id JAA03225 for <jo@example.org>;"),
+            "with ESMTP id JAA03225 for <<EMAIL>>;");
   EXPECT_EQ(masked("e$@vmeng.com"), "<EMAIL>");
   EXPECT_EQ(masked("o'neil@example.ie"), "<EMAIL>");
   EXPECT_EQ(masked("list-bounces+jo=example.com@lists.example.org"), "<EMAIL>");

@@ -96,6 +96,40 @@ def _local_part_start(data: bytes, run_start: int, a: int) -> int:
     return c
 
 
+# Header fields whose values are message identifiers, not mailboxes.
+_ID_HEADERS = (
+    b"message-id:",
+    b"content-id:",
+    b"in-reply-to:",
+    b"references:",
+    b"resent-message-id:",
+)
+
+
+def _message_id_context(data: bytes, start: int) -> bool:
+    """The local part starting at ``start`` is a message or queue identifier: on a line that starts
+    with one of _ID_HEADERS, or right after the word "id" and a space."""
+    q = start - 1 if start > 0 and data[start - 1] == 60 else start  # '<'
+    if (
+        q >= 3
+        and data[q - 1] == 32
+        and data[q - 3 : q - 1].lower() == b"id"
+        and (q == 3 or data[q - 4] not in _WORD)
+    ):
+        return True
+    # The line start: a LF at most 201 bytes back, or the start of the text within 200.
+    newline = data.rfind(b"\n", max(0, start - 201), start)
+    if newline >= 0:
+        line = newline + 1
+    elif start > 200:
+        return False
+    else:
+        line = 0
+    return any(
+        line + len(h) <= start and data[line : line + len(h)].lower() == h for h in _ID_HEADERS
+    )
+
+
 def _emails(data: bytes, out: list[tuple[int, int, int]]) -> None:
     n = len(data)
     # Each match is the maximal atext run before one '@' (only the run and the '@' are
@@ -120,6 +154,7 @@ def _emails(data: bytes, out: list[tuple[int, int, int]]) -> None:
             domain is not None
             and domain.end() - (a + 1) <= _MAX_DOMAIN
             and _domain_ok(domain.group())
+            and not _message_id_context(data, start)
         ):
             out.append((start, domain.end(), _EMAIL))
 
