@@ -10,6 +10,7 @@
 
 #include "common.h"
 #include "luminamoon/data/cleaner/text_cleaner.h"
+#include "luminamoon/data/common/error.h"
 
 namespace luminamoon::data::bindings {
 
@@ -20,9 +21,13 @@ namespace {
 // Below this size a single clean() keeps the GIL: releasing it costs more than the work.
 constexpr std::size_t kReleaseGilBytes = 64 * 1024;
 
-constexpr const char* kFlagNames[] = {
-    "repair_utf8",           "normalize_newlines", "remove_controls", "collapse_whitespace",
-    "strip_trailing_spaces", "limit_newlines",     "strip",           "nfc"};
+constexpr const char* kFlagNames[] = {"repair_utf8",
+                                      "normalize_newlines",
+                                      "remove_controls",
+                                      "strip_trailing_spaces",
+                                      "limit_newlines",
+                                      "strip",
+                                      "nfc"};
 
 bool to_bool(nb::handle value, const char* what) {
   if (value.ptr() == Py_True) return true;
@@ -30,6 +35,32 @@ bool to_bool(nb::handle value, const char* what) {
   throw nb::type_error(
       (std::string("TextCleaner: ") + what + " must be a bool, got " + nb::repr(value).c_str())
           .c_str());
+}
+
+// Step 4 from `whitespace` (None = the default) and the deprecated `collapse_whitespace` alias
+// (True = collapse, False = keep); the same rules and messages as the fallback.
+Whitespace whitespace_of(nb::handle whitespace, nb::handle collapse_whitespace) {
+  if (!whitespace.is_none() && !nb::isinstance<nb::str>(whitespace)) {
+    throw nb::type_error(
+        (std::string("TextCleaner: whitespace must be a str, got ") + nb::repr(whitespace).c_str())
+            .c_str());
+  }
+  if (collapse_whitespace.is_none()) {
+    return whitespace.is_none() ? Whitespace::kPreserveIndent
+                                : parse_whitespace(nb::cast<std::string>(whitespace));
+  }
+  const bool collapse = to_bool(collapse_whitespace, "collapse_whitespace");
+  if (!whitespace.is_none()) {
+    throw ConfigError(
+        "TextCleaner: pass either whitespace or the deprecated collapse_whitespace, not both");
+  }
+  if (PyErr_WarnEx(PyExc_DeprecationWarning,
+                   "TextCleaner: collapse_whitespace is deprecated; use whitespace='collapse' "
+                   "(for True) or whitespace='keep' (for False)",
+                   1) != 0) {
+    throw nb::python_error();
+  }
+  return collapse ? Whitespace::kCollapse : Whitespace::kKeep;
 }
 
 nb::str to_str(const std::string& text) {
@@ -54,19 +85,24 @@ nb::list to_str_list(std::vector<std::string>& texts) {
 using Flags = std::array<bool, std::size(kFlagNames)>;
 
 Flags flags_of(const TextCleanerOptions& o) {
-  return {o.repair_utf8,           o.normalize_newlines, o.remove_controls, o.collapse_whitespace,
-          o.strip_trailing_spaces, o.limit_newlines,     o.strip,           o.nfc};
+  return {o.repair_utf8,
+          o.normalize_newlines,
+          o.remove_controls,
+          o.strip_trailing_spaces,
+          o.limit_newlines,
+          o.strip,
+          o.nfc};
 }
 
-TextCleanerOptions options_of(const Flags& f, unsigned threads) {
+TextCleanerOptions options_of(const Flags& f, Whitespace whitespace, unsigned threads) {
   return {.repair_utf8 = f[0],
           .normalize_newlines = f[1],
           .remove_controls = f[2],
-          .collapse_whitespace = f[3],
-          .strip_trailing_spaces = f[4],
-          .limit_newlines = f[5],
-          .strip = f[6],
-          .nfc = f[7],
+          .whitespace = whitespace,
+          .strip_trailing_spaces = f[3],
+          .limit_newlines = f[4],
+          .strip = f[5],
+          .nfc = f[6],
           .threads = threads};
 }
 
@@ -74,6 +110,7 @@ nb::dict options_dict(const TextCleanerOptions& options) {
   const Flags flags = flags_of(options);
   nb::dict d;
   for (std::size_t i = 0; i < flags.size(); ++i) d[kFlagNames[i]] = flags[i];
+  d["whitespace"] = std::string(whitespace_name(options.whitespace));
   d["threads"] = options.threads;
   return d;
 }
@@ -86,6 +123,9 @@ std::string repr(const TextCleaner& c) {
   auto add = [&](const std::string& part) { parts += (parts.empty() ? "" : ", ") + part; };
   for (std::size_t i = 0; i < flags.size(); ++i) {
     if (flags[i] != defaults[i]) add(std::string(kFlagNames[i]) + (flags[i] ? "=True" : "=False"));
+  }
+  if (c.options().whitespace != Whitespace::kPreserveIndent) {
+    add("whitespace='" + std::string(whitespace_name(c.options().whitespace)) + "'");
   }
   if (c.options().threads != 0) add("threads=" + std::to_string(c.options().threads));
   return "TextCleaner(" + parts + ")";
@@ -101,33 +141,40 @@ void bind_cleaner(nb::module_& m) {
       .def(
           "__init__",
           [](TextCleaner* self, nb::handle repair_utf8, nb::handle normalize_newlines,
-             nb::handle remove_controls, nb::handle collapse_whitespace,
-             nb::handle strip_trailing_spaces, nb::handle limit_newlines, nb::handle strip,
-             nb::handle nfc, nb::handle threads, const nb::kwargs& options) {
-            reject_unknown_kwargs(
-                "TextCleaner", options,
-                {"repair_utf8", "normalize_newlines", "remove_controls", "collapse_whitespace",
-                 "strip_trailing_spaces", "limit_newlines", "strip", "nfc", "threads"});
-            const nb::handle given[] = {
-                repair_utf8,           normalize_newlines, remove_controls, collapse_whitespace,
-                strip_trailing_spaces, limit_newlines,     strip,           nfc};
+             nb::handle remove_controls, nb::handle whitespace, nb::handle strip_trailing_spaces,
+             nb::handle limit_newlines, nb::handle strip, nb::handle nfc, nb::handle threads,
+             nb::handle collapse_whitespace, const nb::kwargs& options) {
+            reject_unknown_kwargs("TextCleaner", options,
+                                  {"repair_utf8", "normalize_newlines", "remove_controls",
+                                   "whitespace", "strip_trailing_spaces", "limit_newlines", "strip",
+                                   "nfc", "threads", "collapse_whitespace"});
+            const nb::handle given[] = {repair_utf8,
+                                        normalize_newlines,
+                                        remove_controls,
+                                        strip_trailing_spaces,
+                                        limit_newlines,
+                                        strip,
+                                        nfc};
             Flags flags{};
             for (std::size_t i = 0; i < flags.size(); ++i) {
               flags[i] = to_bool(given[i], kFlagNames[i]);
             }
+            const Whitespace mode = whitespace_of(whitespace, collapse_whitespace);
             const auto n = static_cast<unsigned>(
                 to_unsigned(threads, "threads", std::numeric_limits<unsigned>::max()));
-            const TextCleanerOptions o = options_of(flags, n);
+            const TextCleanerOptions o = options_of(flags, mode, n);
             new (self) TextCleaner(o);
           },
           nb::kw_only(), "repair_utf8"_a.none() = true, "normalize_newlines"_a.none() = true,
-          "remove_controls"_a.none() = true, "collapse_whitespace"_a.none() = true,
+          "remove_controls"_a.none() = true, "whitespace"_a.none() = nb::none(),
           "strip_trailing_spaces"_a.none() = true, "limit_newlines"_a.none() = true,
-          "strip"_a.none() = true, "nfc"_a.none() = false, "threads"_a.none() = 0, "options"_a,
+          "strip"_a.none() = true, "nfc"_a.none() = false, "threads"_a.none() = 0,
+          "collapse_whitespace"_a.none() = nb::none(), "options"_a,
           nb::sig("def __init__(self, *, repair_utf8: bool = True, normalize_newlines: bool = "
-                  "True, remove_controls: bool = True, collapse_whitespace: bool = True, "
+                  "True, remove_controls: bool = True, whitespace: str = 'preserve_indent', "
                   "strip_trailing_spaces: bool = True, limit_newlines: bool = True, strip: bool = "
-                  "True, nfc: bool = False, threads: int = 0, **options: object) -> None"))
+                  "True, nfc: bool = False, threads: int = 0, collapse_whitespace: bool | None = "
+                  "None, **options: object) -> None"))
       .def(
           "clean",
           [](TextCleaner& c, nb::handle text) {
@@ -176,7 +223,7 @@ void bind_cleaner(nb::module_& m) {
       .def("reset_stats", &TextCleaner::reset_stats, "Zero every counter.")
       .def_prop_ro(
           "options", [](const TextCleaner& c) { return options_dict(c.options()); },
-          nb::sig("def options(self) -> dict[str, bool | int]"),
+          nb::sig("def options(self) -> dict[str, bool | int | str]"),
           "The effective options, every one of them (defaults included).")
       .def("__repr__", &repr);
 }

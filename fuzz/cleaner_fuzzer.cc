@@ -1,6 +1,7 @@
 // Fuzz target: the TextCleaner over arbitrary bytes. The first byte picks the options (bits 0-6:
-// normalize_newlines, remove_controls, collapse_whitespace, strip_trailing_spaces,
-// limit_newlines, strip, nfc; bit 7 set: repair_utf8 off); the rest is the document.
+// normalize_newlines, remove_controls, whitespace=collapse, strip_trailing_spaces,
+// limit_newlines, strip, nfc; bit 7 set: repair_utf8 off); the rest is the document. With bit 2
+// clear the document is checked under both whitespace=preserve_indent and whitespace=keep.
 // Checks: every ISA this CPU supports gives the scalar kernels' text and counters (or the same
 // error, only possible with repair off and only for invalid UTF-8); the output is valid UTF-8;
 // cleaning is idempotent; TextCleaner::clean and clean_batch agree with the per-document pass.
@@ -46,29 +47,44 @@ bool valid_utf8(std::string_view s) {
                                                     s.size()) == s.size();
 }
 
+void check(std::string_view doc, const TextCleanerOptions& options);
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
   const std::uint8_t bits = data[0];
-  const TextCleanerOptions options{.repair_utf8 = (bits & 0x80u) == 0,
-                                   .normalize_newlines = (bits & 0x01u) != 0,
-                                   .remove_controls = (bits & 0x02u) != 0,
-                                   .collapse_whitespace = (bits & 0x04u) != 0,
-                                   .strip_trailing_spaces = (bits & 0x08u) != 0,
-                                   .limit_newlines = (bits & 0x10u) != 0,
-                                   .strip = (bits & 0x20u) != 0,
-                                   .nfc = (bits & 0x40u) != 0,
-                                   .threads = 1};
+  TextCleanerOptions options{.repair_utf8 = (bits & 0x80u) == 0,
+                             .normalize_newlines = (bits & 0x01u) != 0,
+                             .remove_controls = (bits & 0x02u) != 0,
+                             .whitespace = Whitespace::kCollapse,
+                             .strip_trailing_spaces = (bits & 0x08u) != 0,
+                             .limit_newlines = (bits & 0x10u) != 0,
+                             .strip = (bits & 0x20u) != 0,
+                             .nfc = (bits & 0x40u) != 0,
+                             .threads = 1};
   const std::string_view doc(reinterpret_cast<const char*>(data + 1), size - 1);
+  if ((bits & 0x04u) != 0) {
+    check(doc, options);
+  } else {
+    options.whitespace = Whitespace::kPreserveIndent;
+    check(doc, options);
+    options.whitespace = Whitespace::kKeep;
+    check(doc, options);
+  }
+  return 0;
+}
 
+namespace {
+
+void check(std::string_view doc, const TextCleanerOptions& options) {
   const Outcome reference = run(doc, options, Isa::kScalar);
   for (const Isa isa : supported_isas()) {
     if (run(doc, options, isa) != reference) std::abort();
   }
   if (!reference.ok) {
     if (valid_utf8(doc)) std::abort();  // errors only for invalid input
-    return 0;
+    return;
   }
   const std::string& out = reference.text;
   if (!valid_utf8(out)) std::abort();
@@ -90,5 +106,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const MalformedInputError&) {
     if (options.repair_utf8 || valid_utf8(half)) std::abort();
   }
-  return 0;
 }
+
+}  // namespace

@@ -240,8 +240,8 @@ def jsonl_corpus() -> None:
 
 def cleaner_corpus() -> None:
     """Seeds for cleaner_fuzzer: an options byte (bits 0-6: normalize_newlines, remove_controls,
-    collapse_whitespace, strip_trailing_spaces, limit_newlines, strip, nfc; bit 7: repair off),
-    then the document."""
+    whitespace=collapse (clear: both preserve_indent and keep are checked),
+    strip_trailing_spaces, limit_newlines, strip, nfc; bit 7: repair off), then the document."""
     texts = {
         "prose": b"  The quick brown fox.\r\n\r\n\r\n\tJumps  over\x00 the dog. \n\n",
         "unicode_spaces": "a\u00a0\u1680b\u2000\u200a\u202fc\u205f\u3000d\u200b\u2028e".encode(),
@@ -255,6 +255,9 @@ def cleaner_corpus() -> None:
         "newline_runs": b"a\n \n\t\n\r\r\n\n\n\nb\n",
         "long_plain": b"lorem ipsum dolor sit amet, " * 100 + "\u4e2d\u6587 ".encode() * 50,
         "whitespace_only": b" \t\r\n\xc2\xa0\n",
+        "python_code": b"\n\n    def f(x):  \n\tif x:\r\n        return  1\t# c\n\n\n\n"
+        b"    return 0\n",
+        "makefile": "all:\n\tcc  -o a a.c \n\t\t./a\u00a0\u3000x\n\n".encode(),
         "empty": b"",
     }
     for name, text in texts.items():

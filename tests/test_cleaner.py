@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 from typing import Any
 
 import pytest
@@ -29,7 +30,6 @@ FLAGS = (
     "repair_utf8",
     "normalize_newlines",
     "remove_controls",
-    "collapse_whitespace",
     "strip_trailing_spaces",
     "limit_newlines",
     "strip",
@@ -39,15 +39,20 @@ FFFD = "\ufffd"
 
 
 def only(step: str) -> TC:
-    """A cleaner with exactly one step on (repair stays on: off, invalid input is an error)."""
-    options = dict.fromkeys(FLAGS, False)
+    """A cleaner with exactly one step on (repair stays on: off, invalid input is an error).
+    Step 4 is on with ``"preserve_indent"`` or ``"collapse"``, off with ``"keep"``."""
+    options: dict[str, Any] = dict.fromkeys(FLAGS, False)
     options["repair_utf8"] = True
-    options[step] = True
+    options["whitespace"] = "keep"
+    if step in ("preserve_indent", "collapse"):
+        options["whitespace"] = step
+    else:
+        options[step] = True
     return TC(**options)
 
 
 def none() -> TC:
-    return TC(**{**dict.fromkeys(FLAGS, False), "repair_utf8": True})
+    return TC(**{**dict.fromkeys(FLAGS, False), "repair_utf8": True, "whitespace": "keep"})
 
 
 # -- each step ---------------------------------------------------------------------------------
@@ -58,16 +63,18 @@ STEP_CASES = [
     ("normalize_newlines", "\r\x00\n", "\n\x00\n"),
     ("remove_controls", "a\x00\x01\x08\t\n\x0b\x0c\x1f\x7f\x80\x85\x9f\xa0z", "a\t\n\xa0z"),
     ("remove_controls", "a\r\nb\rc", "a\nbc"),  # CR is a control when newlines are not normalised
-    ("collapse_whitespace", "a  b\tc \t d\xa0e\u3000\u200af\n \n", "a b c d e f\n \n"),
+    ("collapse", "a  b\tc \t d\xa0e\u3000\u200af\n \n", "a b c d e f\n \n"),
     (
-        "collapse_whitespace",
+        "collapse",
         "a\u200b\u200bb\u2028\u2028c\ufeff\ufeffd",
         "a\u200b\u200bb\u2028\u2028c\ufeff\ufeffd",
     ),
+    ("preserve_indent", "a  b\tc \t d\xa0e\u3000\u200af\n \n", "a  b\tc \t d e  f\n \n"),
+    ("preserve_indent", "a\u200b\u2028\u1680\u202f\u205fb", "a\u200b\u2028   b"),
     ("strip_trailing_spaces", "a \t\xa0\nb \n  c  ", "a\nb\n  c"),
     ("limit_newlines", "a\n\n\n\nb\n\nc\n\n\n", "a\n\nb\n\nc\n\n"),
     ("limit_newlines", "a\n\n \n\nb", "a\n\n \n\nb"),
-    ("strip", "\n \t\u3000 a b \n\n\xa0", "a b"),
+    ("strip", "\n \t\u3000 a b \n\n\xa0", " \t\u3000 a b"),  # leading blank lines only
     ("strip", " \n\t\n ", ""),
     ("strip", "\ufeff a \u200b", "\ufeff a \u200b"),
     (
@@ -84,28 +91,94 @@ def test_each_step_alone(step: str, text: str, expected: str) -> None:
     assert only(step).clean(text.encode()) == expected
 
 
-@pytest.mark.parametrize("step", FLAGS[1:7])
+@pytest.mark.parametrize("step", [*FLAGS[1:6], "whitespace"])
 def test_each_step_can_be_switched_off(step: str) -> None:
-    text = "  a \x00\r\n\r\n\r\n\t b\xa0\xa0c \rd  \n"
+    text = "\n  a \x00\r\n\r\n\r\n\t b\xa0\xa0c \rd  \n"
     full = TC().clean(text)
-    without = TC(**{step: False}).clean(text)
+    without = TC(**{step: "keep" if step == "whitespace" else False}).clean(text)
     assert without != full
     assert none().clean(text) == text
 
 
 def test_defaults_on_a_document() -> None:
     raw = b"  \xef\xbb\xbfTitle  \r\n\r\n\r\n\r\nBody\x00 text\t\xff here. \n\n\n"
-    assert TC().clean(raw) == "\ufeffTitle\n\nBody text \ufffd here."
+    assert TC().clean(raw) == "  \ufeffTitle\n\nBody text\t\ufffd here."
+    assert TC(whitespace="collapse").clean(raw) == "\ufeffTitle\n\nBody text \ufffd here."
 
 
 def test_steps_see_each_other() -> None:
-    c = TC()
+    c = TC(whitespace="collapse")
     assert c.clean("a \x00 b") == "a b"  # the removed NUL no longer separates the spaces
+    assert TC().clean("a \x00 b") == "a  b"
     assert c.clean("a\n\x00\n\x00\nb") == "a\n\nb"
     assert c.clean("a\n \n \n b") == "a\n\n b"  # blank-looking lines are blank
+    assert TC().clean("a\n \n \n b") == "a\n\n b"
     assert TC(strip_trailing_spaces=False).clean("a\n \n \nb") == "a\n \n \nb"
-    assert TC(collapse_whitespace=False).clean("a \t\u3000\nb") == "a\nb"
+    assert TC(whitespace="keep").clean("a \t\u3000\nb") == "a\nb"
     assert c.clean("a\n\n  b") == "a\n\n b"  # strip only touches the ends
+    assert TC().clean("a\n\n  b") == "a\n\n  b"
+
+
+# -- whitespace modes: code survives by default ------------------------------------------------
+
+PYTHON_SOURCE = "def f(x):\r\n    if x:   \r\n        return [1,  2,\t3]\n\n\n\n\n    return 0  \n"
+MAKEFILE = "all: a\n\ta:\ta.c\n\t\t$(CC) -o $@   $<\n"
+TABLE = "name    size\u00a0\u00a0 kind\nfoo        12  file\n\u3000bar         3  dir\n"
+
+
+def test_preserve_indent_keeps_code_intact() -> None:
+    c = TC()
+    assert c.clean(PYTHON_SOURCE) == (
+        "def f(x):\n    if x:\n        return [1,  2,\t3]\n\n    return 0"
+    )
+    assert c.clean(MAKEFILE) == MAKEFILE.rstrip("\n")
+    # exotic spaces become U+0020 one for one, so the columns stay aligned
+    assert c.clean(TABLE) == TABLE.replace("\u00a0", " ").replace("\u3000", " ").rstrip("\n")
+    assert c.stats()["unicode_spaces_replaced"] == 3
+    assert c.stats()["whitespace_runs_collapsed"] == 0
+
+
+def test_collapse_mode_is_the_old_rule() -> None:
+    c = TC(whitespace="collapse")
+    assert c.clean(PYTHON_SOURCE) == "def f(x):\n if x:\n return [1, 2, 3]\n\n return 0"
+    assert c.clean("\n\n    x = 1") == "x = 1"
+    assert c.stats()["unicode_spaces_replaced"] == 0
+
+
+def test_strip_keeps_the_first_lines_indentation() -> None:
+    assert TC().clean(" \t\n\u3000 \n    x = 1\n  y\n\n") == "    x = 1\n  y"
+    assert TC().clean("\xa0\xa0x") == "  x"
+    assert TC(whitespace="keep").clean("\n\xa0x ") == "\xa0x"
+    assert TC(whitespace="collapse").clean("\n\xa0x ") == "x"
+
+
+def test_whitespace_mode_errors() -> None:
+    with pytest.raises(
+        ConfigError, match="unknown whitespace mode 'colapse'; did you mean 'collapse'"
+    ):
+        TC(whitespace="colapse")
+    with pytest.raises(ConfigError, match="did you mean 'preserve_indent'"):
+        TC(whitespace="preserve_indents")
+    with pytest.raises(ConfigError, match="valid modes: preserve_indent, collapse, keep"):
+        TC(whitespace="xyz")
+    with pytest.raises(TypeError, match="whitespace must be a str"):
+        TC(whitespace=True)  # type: ignore[arg-type]
+
+
+def test_collapse_whitespace_is_a_deprecated_alias() -> None:
+    with pytest.warns(DeprecationWarning, match="use whitespace='collapse'"):
+        c = TC(collapse_whitespace=True)
+    assert c.options["whitespace"] == "collapse"
+    assert "collapse_whitespace" not in c.options
+    with pytest.warns(DeprecationWarning, match="whitespace='keep'"):
+        assert TC(collapse_whitespace=False).options["whitespace"] == "keep"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        TC(whitespace="collapse")  # no warning
+    with pytest.raises(ConfigError, match="not both"):
+        TC(whitespace="collapse", collapse_whitespace=True)
+    with pytest.raises(TypeError, match="collapse_whitespace must be a bool"):
+        TC(collapse_whitespace="yes")  # type: ignore[arg-type]
 
 
 def test_empty_and_whitespace_only() -> None:
@@ -121,7 +194,7 @@ def test_nfc_is_off_by_default_and_last() -> None:
     assert TC().clean("e\u0301") == "e\u0301"
     assert TC(nfc=True).clean("e\u0301") == "\xe9"
     # NFC maps U+2000 to U+2002 after trailing-space removal has run: both are whitespace.
-    assert TC(collapse_whitespace=False, strip=False, nfc=True).clean("a\u2000b") == "a\u2002b"
+    assert TC(whitespace="keep", strip=False, nfc=True).clean("a\u2000b") == "a\u2002b"
 
 
 # -- step 1: CPython's repair rule -----------------------------------------------------------
@@ -208,7 +281,7 @@ def test_str_and_bytes_like_agree() -> None:
     raw = text.encode()
     c = TC()
     expected = c.clean(text)
-    assert expected == "Grüße\n\nfrom \u4e2d\u6587"
+    assert expected == "  Grüße\n\nfrom  \u4e2d\u6587"
     assert c.clean(raw) == c.clean(bytearray(raw)) == c.clean(memoryview(raw)) == expected
     assert c.clean(memoryview(b"xx" + raw)[2:]) == expected
     assert c.clean_batch([text, raw, bytearray(raw), memoryview(raw)]) == [expected] * 4
@@ -272,13 +345,19 @@ def test_arrow_invalid_utf8_and_nulls() -> None:
 
 def test_options_and_repr() -> None:
     c = TC()
-    assert c.options == {**dict.fromkeys(FLAGS, True), "nfc": False, "threads": 0}
+    assert c.options == {
+        **dict.fromkeys(FLAGS, True),
+        "nfc": False,
+        "whitespace": "preserve_indent",
+        "threads": 0,
+    }
+    assert list(c.options) == [*FLAGS, "whitespace", "threads"]
     assert repr(c) == "TextCleaner()"
-    c = TC(strip=False, nfc=True, threads=3)
+    c = TC(strip=False, nfc=True, threads=3, whitespace="collapse")
     assert c.options["strip"] is False
     assert c.options["nfc"] is True
     assert c.options["threads"] == 3
-    assert repr(c) == "TextCleaner(strip=False, nfc=True, threads=3)"
+    assert repr(c) == "TextCleaner(strip=False, nfc=True, whitespace='collapse', threads=3)"
 
 
 @pytest.mark.parametrize(
@@ -288,6 +367,7 @@ def test_options_and_repr() -> None:
         ("normalise_newlines", "normalize_newlines"),
         ("remove_control", "remove_controls"),
         ("collapse_whitespaces", "collapse_whitespace"),
+        ("whitespaces", "whitespace"),
         ("strip_trailing_space", "strip_trailing_spaces"),
         ("limit_newline", "limit_newlines"),
         ("stirp", "strip"),
@@ -320,7 +400,7 @@ def test_option_types() -> None:
 
 
 def test_counters_of_one_document() -> None:
-    c = TC()
+    c = TC(whitespace="collapse")
     raw = b"  Hi\r\n\r\n\r\n\tthere\x00  \xff \xc2\xa0x \n"
     assert c.clean(raw) == "Hi\n\n there \ufffd x"
     assert c.stats() == {
@@ -333,6 +413,7 @@ def test_counters_of_one_document() -> None:
         "newlines_normalized": 3,
         "controls_removed": 1,
         "whitespace_runs_collapsed": 4,
+        "unicode_spaces_replaced": 0,
         "trailing_spaces_removed": 1,
         "newline_runs_limited": 1,
         "whitespace_stripped": 2,
@@ -343,7 +424,7 @@ def test_counters_of_one_document() -> None:
 def test_counters_accumulate_and_reset() -> None:
     c = TC(nfc=True)
     c.clean("clean already")
-    c.clean_batch(["e\u0301", " x "])
+    c.clean_batch(["e\u0301", "\nx "])
     s = c.stats()
     assert s["documents"] == 3
     assert s["documents_changed"] == 2
@@ -373,12 +454,12 @@ def test_threads_do_not_change_results() -> None:
 
 def test_concurrent_use_from_threads() -> None:
     c = TC()
-    docs = ["  a\r\n b  "] * 2000
+    docs = ["\n  a\r\n b  "] * 2000
     errors: list[BaseException] = []
 
     def work() -> None:
         try:
-            assert c.clean_batch(docs) == ["a\n b"] * 2000
+            assert c.clean_batch(docs) == ["  a\n b"] * 2000
         except BaseException as exc:  # surfaced in the main thread
             errors.append(exc)
 
@@ -397,7 +478,7 @@ def test_concurrent_use_from_threads() -> None:
 def test_fifty_megabyte_document() -> None:
     line = b"The quick brown fox \t jumps over the lazy dog.\r\n\r\n\r\n"
     raw = line * (50 * 2**20 // len(line))
-    c = TC()
+    c = TC(whitespace="collapse")
     start = time.perf_counter()
     out = c.clean(raw)
     elapsed = time.perf_counter() - start
@@ -413,11 +494,10 @@ def test_hostile_documents_do_not_hang() -> None:
     c = TC()
     mb = 2**20
     assert c.clean(b" " * (4 * mb)) == ""
-    assert c.clean(b"\t" * (4 * mb) + b"x") == "x"
-    assert TC(collapse_whitespace=False).clean(b" " * (2 * mb) + b"x") == "x"
-    assert TC(collapse_whitespace=False, strip=False).clean(" " * mb + "x" + " " * mb) == (
-        " " * mb + "x"
-    )
+    assert TC(whitespace="collapse").clean(b"\t" * (4 * mb) + b"x") == "x"
+    assert c.clean(b"\t" * (4 * mb) + b"x") == "\t" * (4 * mb) + "x"
+    assert c.clean(b"\n \n" * mb + b" " * (2 * mb) + b"x") == " " * (2 * mb) + "x"
+    assert TC(whitespace="keep", strip=False).clean(" " * mb + "x" + " " * mb) == (" " * mb + "x")
     assert c.clean(b"\n" * (4 * mb)) == ""
     assert c.clean(b"\xff" * (4 * mb)) == FFFD * (4 * mb)
     noise = bytes(range(256)) * (mb // 64)

@@ -33,15 +33,17 @@ FLAGS = (
     "repair_utf8",
     "normalize_newlines",
     "remove_controls",
-    "collapse_whitespace",
     "strip_trailing_spaces",
     "limit_newlines",
     "strip",
     "nfc",
 )
-Options = dict[str, bool]
+WHITESPACE = ("preserve_indent", "collapse", "keep")
+Options = dict[str, Any]
 ALL_COMBINATIONS: list[Options] = [
-    dict(zip(FLAGS, bits, strict=True)) for bits in itertools.product((True, False), repeat=8)
+    {**dict(zip(FLAGS, bits, strict=True)), "whitespace": mode}
+    for mode in WHITESPACE
+    for bits in itertools.product((True, False), repeat=7)
 ]
 
 # Everything a step treats specially, plus ordinary and combining characters around it.
@@ -74,7 +76,9 @@ documents = st.one_of(
     st.binary(max_size=120),
     st.lists(st.sampled_from(ALPHABET), max_size=60).map("".join).map(_encode),
 )
-options = st.fixed_dictionaries({flag: st.booleans() for flag in FLAGS})
+options = st.fixed_dictionaries(
+    {**{flag: st.booleans() for flag in FLAGS}, "whitespace": st.sampled_from(WHITESPACE)}
+)
 
 
 def nfc_comparable(data: bytes) -> bool:
@@ -104,6 +108,7 @@ def run(mod: ModuleType, data: bytes, opts: Options) -> tuple[str, dict[str, int
 # -- the documented rewrites, literally (docs/cleaner.md, "The steps, in order") -------------
 
 H = r"[\t \u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]"
+H_EXOTIC = r"[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]"
 
 
 def reference(data: bytes, opts: Options) -> str:
@@ -112,14 +117,19 @@ def reference(data: bytes, opts: Options) -> str:
         s = re.sub(r"\r\n?", "\n", s)
     if opts["remove_controls"]:
         s = re.sub(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", "", s)
-    if opts["collapse_whitespace"]:
+    if opts["whitespace"] == "collapse":
         s = re.sub(rf"{H}+", " ", s)
+    elif opts["whitespace"] == "preserve_indent":
+        s = re.sub(H_EXOTIC, " ", s)
     if opts["strip_trailing_spaces"]:
         s = re.sub(rf"{H}+(?=\n|\Z)", "", s)
     if opts["limit_newlines"]:
         s = re.sub(r"\n{3,}", "\n\n", s)
-    if opts["strip"]:
+    if opts["strip"] and opts["whitespace"] == "collapse":
         s = s.strip(FC.HORIZONTAL_WHITESPACE + "\n")
+    elif opts["strip"]:  # trailing whitespace, and the leading blank lines only
+        s = s.rstrip(FC.HORIZONTAL_WHITESPACE + "\n")
+        s = re.sub(rf"\A(?:{H}*\n)+", "", s)
     if opts["nfc"]:
         s = unicodedata.normalize("NFC", s)
     return s
@@ -141,7 +151,7 @@ def test_native_equals_fallback_equals_reference(data: bytes, opts: Options) -> 
 @settings(max_examples=300, deadline=None)
 @given(documents)
 def test_repair_alone_is_cpythons_decode(data: bytes) -> None:
-    opts = {**dict.fromkeys(FLAGS, False), "repair_utf8": True}
+    opts = {**dict.fromkeys(FLAGS, False), "repair_utf8": True, "whitespace": "keep"}
     expected = data.decode("utf-8", "replace")
     inserted = expected.count("\ufffd") - data.count(b"\xef\xbf\xbd")
     for mod in (N, F):
@@ -194,7 +204,7 @@ NFC_CHARS = [
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.sampled_from([*NFC_CHARS, " ", "\n", "\t"]), max_size=40).map("".join))
 def test_nfc_parity(text: str) -> None:
-    opts = {**dict.fromkeys(FLAGS, True), "nfc": True}
+    opts = {**dict.fromkeys(FLAGS, True), "nfc": True, "whitespace": "preserve_indent"}
     native = run(N, _encode(text), opts)
     assert native == run(F, _encode(text), opts)
     assert native[0] == reference(_encode(text), opts)

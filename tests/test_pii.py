@@ -172,6 +172,93 @@ def test_ip_negative(text: str) -> None:
     assert masked(text, mask_private_ips=True) == text
 
 
+# The IPv4 context rules (docs/pii.md): versions and section numbers of real changelogs and manuals.
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Standards-Version: 3.9.8.0",
+        "  * Upgraded to standards version 2.4.1.0 (no changes).",
+        "binutils (2.10.0.27-0.cvs20001011) unstable; urgency=low",
+        "dpkg (1.16.0.3) unstable; urgency=medium",
+        "revision 1.100.2.12",
+        'Revert "Released 3.6.11.1 including missing files"',
+        "Update draft release notes to 1.7.8.4",
+        "Prepare for 1.8.1.5",
+        "(since 1.14.16.6) for similar reasons",
+        "Build-Dep on x11proto-core-dev to >= 6.8.99.8-1.",
+        "upstream 1.2.3.4~rc1 and 3.0.0.1+dfsg",
+        "shadow-4.1.4.2 was",
+        "see section 12.3.2.2 and \u00a7 4.2.1.3",
+        "12.3.2.2. Title",
+        "Intro\n\n7.5.1.3 HMAC-SHA1\n.................\n\nText",
+        "Junio C Hamano (2):\n      Git 1.7.4.4\n      XFree86 4.3.99.16  \n",
+        "<h3>2014-03-26 (3.8.4.2)</h3>",
+        "need zlib >= 1.2.2.3 and libfoo (<< 2.0.0.1)",
+        "Update from 1.2.99.2 to 1.3",
+    ],
+)
+def test_ip_version_and_section_contexts(text: str) -> None:
+    assert masked(text, mask_private_ips=True) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Received: from example.org (example.org [64.5.53.58])",
+            "Received: from example.org (example.org [<IP_ADDRESS>])",
+        ),
+        (
+            "Received: from fepD.post.tele.dk (195.41.46.149) by mail.groupcare.dk",
+            "Received: from fepD.post.tele.dk (<IP_ADDRESS>) by mail.groupcare.dk",
+        ),
+        ("range 1.1.1.1-1.0.0.1 ok", "range <IP_ADDRESS>-<IP_ADDRESS> ok"),
+        ("connect to 8.8.8.8.", "connect to <IP_ADDRESS>."),
+        ("8.8.8.8 - - [01/Jan/2024] GET /", "<IP_ADDRESS> - - [01/Jan/2024] GET /"),
+        ("host.example.com (8.8.8.8)", "host.example.com (<IP_ADDRESS>)"),
+        ("converted to 8.8.8.8", "converted to <IP_ADDRESS>"),
+        ("nameserver 8.8.8.8\n", "nameserver <IP_ADDRESS>\n"),
+        ("  dns 8.8.8.8\n", "  dns <IP_ADDRESS>\n"),
+        ("2014-03-26 8.8.8.8", "2014-03-26 <IP_ADDRESS>"),
+        ("x = 8.8.8.8", "x = <IP_ADDRESS>"),
+        ("traffic from 8.8.8.8 to 1.1.1.1", "traffic from <IP_ADDRESS> to <IP_ADDRESS>"),
+    ],
+)
+def test_ip_context_rules_keep_real_addresses(text: str, expected: str) -> None:
+    assert masked(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("from <20010430.G5/1BoVz$x@host.example.com>", "from <<EMAIL>>"),
+        (
+            "Message-ID: <15265.9468.713530.98441@python.org>",
+            "Message-ID: <15265.9468.713530.98441@python.org>",
+        ),
+        (
+            "x\ncontent-id: <20592.1022586929.6@example.com>",
+            "x\ncontent-id: <20592.1022586929.6@example.com>",
+        ),
+        (
+            "with SMTP id <0.0014F8A2@mail.groupcare.dk>; Mon",
+            "with SMTP id <0.0014F8A2@mail.groupcare.dk>; Mon",
+        ),
+        ("with ESMTP id JAA03225 for <jo@example.org>;", "with ESMTP id JAA03225 for <<EMAIL>>;"),
+        ("e$@vmeng.com", "<EMAIL>"),
+        ("o'neil@example.ie", "<EMAIL>"),
+        ("list-bounces+jo=example.com@lists.example.org", "<EMAIL>"),
+        ("a!b#c%d&e*f/g=h?i^j`k{l|m}n~o@example.org", "a!b#c%d&e*f/g=h?<EMAIL>"),
+        ("email='jo@example.org'", "email='<EMAIL>'"),
+        ("?to=x&cc=jo@example.org", "?to=x&cc=<EMAIL>"),
+        ("*jo@example.org*", "*<EMAIL>*"),
+        ("{{jo@example.org}}", "{{<EMAIL>}}"),
+    ],
+)
+def test_email_rfc5322_local_parts(text: str, expected: str) -> None:
+    assert masked(text) == expected
+
+
 # -- CREDIT_CARD ---------------------------------------------------------------------------------
 
 
@@ -211,6 +298,7 @@ def test_card_positive(text: str, expected: str) -> None:
         "1.4111111111111111",
         "4111111111111111.25",
         "ISBN 978-3-16-148410-0",
+        "DM_UUID=mpath-35333333000002328",
         "ISBN 9783161484100",
         "tel +1 (555) 123-4567",
         "+44 20 7946 0958",

@@ -22,6 +22,7 @@
 
 #include "cleaner/internal/nfc.h"
 #include "luminamoon/data/common/error.h"
+#include "luminamoon/data/common/suggest.h"
 
 namespace luminamoon::data::cleaner_internal {
 namespace {
@@ -104,6 +105,10 @@ class Output {
   std::size_t size() const noexcept { return size_; }
   const char* data() const noexcept { return data_; }
   void truncate(std::size_t size) noexcept { size_ = size; }
+  void erase_front(std::size_t n) noexcept {
+    std::memmove(data_, data_ + n, size_ - n);
+    size_ -= n;
+  }
 
   void put(char c) {
     if (size_ == buffer_.size()) grow(1);
@@ -269,13 +274,23 @@ class DocumentCleaner {
     newlines_ = 0;
     if (!seen_word_) {
       seen_word_ = true;
-      if (opt_.strip && out_.size() != 0) {  // the leading gap
-        stats_.whitespace_stripped += count_code_points(out_.data(), out_.size());
-        out_.truncate(0);
-      }
+      if (opt_.strip && out_.size() != 0) strip_leading_gap();
     }
     out_.put(bytes, length);
     last_word_end_ = out_.size();
+  }
+
+  // The output so far is the leading gap (whitespace and LF only). Collapse removes all of it;
+  // the other modes remove the blank lines, up to and including the last LF, and keep the first
+  // line's indentation.
+  void strip_leading_gap() {
+    std::size_t cut = out_.size();
+    if (opt_.whitespace != Whitespace::kCollapse) {
+      while (cut > 0 && out_.data()[cut - 1] != '\n') --cut;
+    }
+    if (cut == 0) return;
+    stats_.whitespace_stripped += count_code_points(out_.data(), cut);
+    out_.erase_front(cut);
   }
 
   void space(std::uint32_t cp, const std::uint8_t* bytes, std::size_t length) {
@@ -287,7 +302,7 @@ class DocumentCleaner {
       // Without trailing-space removal this run stays and separates LF runs; with it, a run
       // before an LF is removed, so only a word character ends an LF run.
       if (!opt_.strip_trailing_spaces) newlines_ = 0;
-      if (opt_.collapse_whitespace) {
+      if (opt_.whitespace == Whitespace::kCollapse) {
         out_.put(' ');
         run_code_points_ = 1;
         if (cp != ' ') {
@@ -296,14 +311,19 @@ class DocumentCleaner {
         }
         return;
       }
-    } else if (opt_.collapse_whitespace) {
+    } else if (opt_.whitespace == Whitespace::kCollapse) {
       if (!run_changed_) {
         run_changed_ = true;
         ++stats_.whitespace_runs_collapsed;
       }
       return;
     }
-    out_.put(bytes, length);
+    if (opt_.whitespace == Whitespace::kPreserveIndent && cp != ' ' && cp != '\t') {
+      ++stats_.unicode_spaces_replaced;
+      out_.put(' ');
+    } else {
+      out_.put(bytes, length);
+    }
     ++run_code_points_;
   }
 
@@ -370,3 +390,27 @@ std::string clean_document(std::string_view text, const TextCleanerOptions& opti
 }
 
 }  // namespace luminamoon::data::cleaner_internal
+
+namespace luminamoon::data {
+namespace {
+constexpr std::string_view kWhitespaceNames[] = {"preserve_indent", "collapse", "keep"};
+}  // namespace
+
+std::string_view whitespace_name(Whitespace mode) noexcept {
+  return kWhitespaceNames[static_cast<std::size_t>(mode)];
+}
+
+Whitespace parse_whitespace(std::string_view name) {
+  for (std::size_t i = 0; i < std::size(kWhitespaceNames); ++i) {
+    if (kWhitespaceNames[i] == name) return static_cast<Whitespace>(i);
+  }
+  std::string message = "TextCleaner: unknown whitespace mode '" + std::string(name) + "'";
+  if (const auto best = did_you_mean(name, kWhitespaceNames)) {
+    message += "; did you mean '" + *best + "'?";
+  } else {
+    message += "; valid modes: preserve_indent, collapse, keep";
+  }
+  throw ConfigError(message);
+}
+
+}  // namespace luminamoon::data

@@ -31,6 +31,7 @@ CleanStats& CleanStats::operator+=(const CleanStats& other) noexcept {
   newlines_normalized += other.newlines_normalized;
   controls_removed += other.controls_removed;
   whitespace_runs_collapsed += other.whitespace_runs_collapsed;
+  unicode_spaces_replaced += other.unicode_spaces_replaced;
   trailing_spaces_removed += other.trailing_spaces_removed;
   newline_runs_limited += other.newline_runs_limited;
   whitespace_stripped += other.whitespace_stripped;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <span>
 
 namespace luminamoon::data::pii_internal {
 namespace {
@@ -16,7 +17,7 @@ enum : std::uint8_t {
   kDigit = 1 << 0,   // 0-9
   kHex = 1 << 1,     // 0-9 A-F a-f
   kAlpha = 1 << 2,   // A-Z a-z
-  kLocal = 1 << 3,   // A-Z a-z 0-9 . _ % + -   (e-mail local part)
+  kLocal = 1 << 3,   // A-Z a-z 0-9 and RFC 5322 atext . ! # $ % & ' * + - / = ? ^ _ ` { | } ~
   kLabel = 1 << 4,   // A-Z a-z 0-9 -           (domain label)
   kWord = 1 << 5,    // A-Z a-z 0-9 _           (token boundary)
   kKey = 1 << 6,     // A-Z a-z 0-9 _ -         (key token / key boundary)
@@ -34,7 +35,10 @@ constexpr std::array<std::uint8_t, 256> make_classes() {
     if (digit) v |= kDigit;
     if (digit || (b >= 'A' && b <= 'F') || (b >= 'a' && b <= 'f')) v |= kHex;
     if (upper || lower) v |= kAlpha;
-    if (alnum || b == '.' || b == '_' || b == '%' || b == '+' || b == '-') v |= kLocal;
+    if (alnum || (b != 0 && std::string_view(".!#$%&'*+-/=?^_`{|}~").find(static_cast<char>(b)) !=
+                                std::string_view::npos)) {
+      v |= kLocal;
+    }
     if (alnum || b == '-') v |= kLabel;
     if (alnum || b == '_') v |= kWord;
     if (alnum || b == '_' || b == '-') v |= kKey;
@@ -93,6 +97,7 @@ struct Text {
 // ---- EMAIL --------------------------------------------------------------------------------
 
 constexpr std::size_t kMaxLocal = 64;
+constexpr std::size_t kMaxLocalRun = 256;  // a longer atext run before '@' is no address
 constexpr std::size_t kMaxDomain = 253;
 constexpr std::size_t kDomainWindow = 256;  // > kMaxDomain + 2: see docs/pii.md
 
@@ -114,9 +119,69 @@ bool tld_ok(const Text& t, std::size_t a, std::size_t b) {
   return true;
 }
 
+// The atext characters that are not in the classic [A-Za-z0-9._%+-] set, and may not start a
+// local part.
+inline bool rfc5322_special(std::uint8_t b) {
+  return b != 0 &&
+         std::string_view("!#$&'*/=?^`{|}~").find(static_cast<char>(b)) != std::string_view::npos;
+}
+
+// Where the local part ending at `a` starts inside the atext run [l, a), or a when there is none:
+// '?' and '&' (URL query) and a quote that is not between two letters/digits end what comes
+// before them; so does '=' after a one-case key ("email=jo@x.org", "VALUE="); then the special
+// characters are trimmed from the front ("'jo@x.org'", "*jo@x.org*").
+std::size_t local_part_start(const Text& t, std::size_t l, std::size_t a) {
+  std::size_t c = l;
+  for (std::size_t i = l; i < a; ++i) {
+    const std::uint8_t x = t.d[i];
+    if (x == '?' || x == '&') {
+      c = i + 1;
+    } else if (x == '\'' || x == '`') {
+      if (!(is_alnum(t.before(i)) && is_alnum(t.at(i + 1)))) c = i + 1;
+    } else if (x == '=' && i > c && is(t.d[c], kAlpha)) {
+      // A key: lower-case ("email=") or upper-case ("VALUE="), letters, digits, '_' and '-'.
+      bool has_lower = false, has_upper = false, key = true;
+      for (std::size_t k = c; k < i && key; ++k) {
+        const std::uint8_t y = t.d[k];
+        has_lower |= y >= 'a' && y <= 'z';
+        has_upper |= y >= 'A' && y <= 'Z';
+        key = is(y, kKey);
+      }
+      key = key && !(has_lower && has_upper);
+      if (key) c = i + 1;
+    }
+  }
+  while (c < a && rfc5322_special(t.d[c])) ++c;
+  return c;
+}
+
+// Header fields whose values are message identifiers, not mailboxes (lower case, with ':').
+constexpr std::array<std::string_view, 5> kIdHeaders = {
+    "message-id:", "content-id:", "in-reply-to:", "references:", "resent-message-id:"};
+
+// Whether the local part starting at l is a message or queue identifier: on a line that starts
+// with one of kIdHeaders, or right after the word "id" and a space ("with SMTP id <0.1@x.dk>").
+bool message_id_context(const Text& t, std::size_t l) {
+  std::size_t q = l;
+  if (q > 0 && t.d[q - 1] == '<') --q;
+  if (q >= 3 && t.d[q - 1] == ' ' && t.ends_with_ci(q - 1, "id") &&
+      (q == 3 || !is(t.d[q - 4], kWord))) {
+    return true;
+  }
+  std::size_t line = l;
+  while (line > 0 && l - line < 200 && t.d[line - 1] != '\n') --line;
+  if (line > 0 && t.d[line - 1] != '\n') return false;
+  for (std::string_view header : kIdHeaders) {
+    if (line + header.size() <= l && t.ends_with_ci(line + header.size(), header)) return true;
+  }
+  return false;
+}
+
 void email_at(const Text& t, std::size_t a, std::vector<Candidate>& out) {
   std::size_t l = a;
-  while (l > 0 && a - l <= kMaxLocal && is(t.d[l - 1], kLocal)) --l;
+  while (l > 0 && a - l <= kMaxLocalRun && is(t.d[l - 1], kLocal)) --l;
+  if (l == a || a - l > kMaxLocalRun) return;
+  l = local_part_start(t, l, a);
   if (l == a || a - l > kMaxLocal) return;
   if (t.d[l] == '.' || t.d[a - 1] == '.') return;
   for (std::size_t i = l + 1; i < a; ++i) {
@@ -145,12 +210,168 @@ void email_at(const Text& t, std::size_t a, std::vector<Candidate>& out) {
     if (i == e && (labels < 2 || !tld_ok(t, label_start, e))) return;
     label_start = i + 1;
   }
+  if (message_id_context(t, l)) return;
   out.push_back({l, e, PiiCategory::kEmail});
 }
 
 // ---- IP_ADDRESS ---------------------------------------------------------------------------
 
 constexpr std::size_t kMaxIpv6Text = 45;  // "ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255"
+
+// Words that make the dotted quad after them a version or a section number (docs/pii.md,
+// "IPv4 context rules"), lower case; matched as whole words, case-insensitively.
+constexpr std::array<std::string_view, 27> kNotAddressWords = {
+    "version", "versions", "revision", "revisions", "release",   "releases", "released",
+    "rev",     "ver",      "v",        "since",     "policy",    "standard", "standards",
+    "section", "sections", "sect",     "sec",       "chapter",   "figure",   "fig",
+    "table",   "step",     "appendix", "clause",    "paragraph", "bump"};
+// "to", "for", "in" and "from" count only after one of these ("release notes to 1.7.8.4").
+constexpr std::array<std::string_view, 21> kBeforePreposition = {
+    "notes",  "prepare", "preparing",  "update",  "updated", "upgrade",     "upgraded",
+    "bump",   "bumped",  "changes",    "fixed",   "new",     "released",    "version",
+    "broken", "added",   "introduced", "removed", "fixes",   "corrections", "references"};
+
+// The letters (at most 10) ending at q as a whole word, or an empty view.
+std::string_view word_before(const Text& t, std::size_t q) {
+  std::size_t w = q;
+  while (w > 0 && q - w < 10 && is(t.d[w - 1], kAlpha)) --w;
+  if (w == q || (w > 0 && is(t.d[w - 1], kAlpha))) return {};
+  return t.view(w, q);
+}
+
+bool word_in(std::string_view word, std::span<const std::string_view> words) {
+  for (std::string_view candidate : words) {
+    if (candidate.size() != word.size()) continue;
+    bool same = true;
+    for (std::size_t k = 0; k < word.size() && same; ++k) {
+      same = lower(static_cast<std::uint8_t>(word[k])) == static_cast<std::uint8_t>(candidate[k]);
+    }
+    if (same) return true;
+  }
+  return false;
+}
+
+// A version constraint: ">= ", "<= ", ">> " or "<< " (one space optional) before a.
+bool after_constraint(const Text& t, std::size_t a) {
+  std::size_t q = a;
+  if (q > 0 && t.d[q - 1] == ' ') --q;
+  if (q < 2) return false;
+  const std::uint8_t x = t.d[q - 2], y = t.d[q - 1];
+  return (y == '=' && (x == '>' || x == '<')) || (x == y && (x == '>' || x == '<'));
+}
+
+// Up to 3 separators " \t:=." before a, then a context word (or a section sign U+00A7).
+bool after_context_word(const Text& t, std::size_t a) {
+  std::size_t q = a, skipped = 0;
+  while (q > 0 && skipped < 3 && std::memchr(" \t:=.", t.d[q - 1], 5) != nullptr) {
+    --q;
+    ++skipped;
+  }
+  if (skipped == 0) return false;
+  if (q >= 2 && t.d[q - 2] == 0xC2 && t.d[q - 1] == 0xA7) return true;
+  const std::string_view word = word_before(t, q);
+  if (word.empty()) return false;
+  if (word_in(word, kNotAddressWords)) return true;
+  static constexpr std::string_view kPrepositions[] = {"to", "for", "in", "from"};
+  if (!word_in(word, kPrepositions)) return false;
+  const std::size_t p = q - word.size();
+  if (p == 0 || t.d[p - 1] != ' ') return false;
+  return word_in(word_before(t, p - 1), kBeforePreposition);
+}
+
+// The line after the one holding b is an underline: 3+ of ". - = * ~" and nothing else.
+bool underlined(const Text& t, std::size_t b) {
+  const std::size_t limit = std::min(t.n, b + 200);
+  std::size_t q = b;
+  while (q < limit && t.d[q] != '\n') ++q;
+  if (q == limit) return false;
+  std::size_t r = q + 1, count = 0;
+  while (r < t.n && std::memchr(".-=*~", t.d[r], 5) != nullptr && t.d[r] != 0) {
+    ++r;
+    ++count;
+  }
+  return count >= 3 && (r == t.n || t.d[r] == '\n');
+}
+
+// Only spaces and tabs between the start of the line and a.
+bool starts_line(const Text& t, std::size_t a) {
+  std::size_t q = a;
+  while (q > 0 && is_ws(t.d[q - 1])) --q;
+  return q == 0 || t.d[q - 1] == '\n';
+}
+
+// "pkg (1.2.3.4": a package name that starts its line, a space, an opening parenthesis.
+bool after_package_name(const Text& t, std::size_t a) {
+  if (a < 3 || t.d[a - 1] != '(' || t.d[a - 2] != ' ') return false;
+  auto name = [](std::uint8_t c) {
+    return (c >= 'a' && c <= 'z') || is_digit(c) || c == '+' || c == '.' || c == '-';
+  };
+  std::size_t q = a - 2;
+  while (q > 0 && name(t.d[q - 1])) --q;
+  if (q == a - 2 || !(is(t.d[q], kAlpha) || is_digit(t.d[q]))) return false;
+  if (q != 0 && t.d[q - 1] != '\n') return false;
+  // ... and the line is a Debian changelog entry header: "pkg (1.2.3.4) dist; urgency=low".
+  const std::size_t limit = std::min(t.n, a + 200);
+  std::size_t e = a;
+  while (e < limit && t.d[e] != '\n') ++e;
+  constexpr std::string_view kUrgency = "urgency=";
+  return e - a >= kUrgency.size() &&
+         t.find(kUrgency, a, e - kUrgency.size()) != std::string_view::npos;
+}
+
+// A release title alone on its line: indentation, one word starting with an upper-case letter,
+// one space, the quad, trailing spaces ("      Git 1.7.4.4", "XFree86 4.3.0.1").
+bool release_title(const Text& t, std::size_t a, std::size_t b) {
+  if (a < 3 || t.d[a - 1] != ' ') return false;
+  std::size_t w = a - 1;
+  while (w > 0 && a - 1 - w < 32 &&
+         (is(t.d[w - 1], kWord) || t.d[w - 1] == '+' || t.d[w - 1] == '-')) {
+    --w;
+  }
+  if (w == a - 1 || !(t.d[w] >= 'A' && t.d[w] <= 'Z') || !starts_line(t, w)) return false;
+  std::size_t e = b;
+  while (e < t.n && is_ws(t.d[e])) ++e;
+  return e == t.n || t.d[e] == '\n' || t.d[e] == '\r';
+}
+
+// "2014-03-26 (3.8.4.2)": a release date, a space, an opening parenthesis.
+bool after_date(const Text& t, std::size_t a) {
+  if (a < 12 || t.d[a - 1] != '(' || t.d[a - 2] != ' ') return false;
+  const std::size_t d = a - 12;  // YYYY-MM-DD
+  for (std::size_t k = 0; k < 10; ++k) {
+    const std::uint8_t c = t.d[d + k];
+    if ((k == 4 || k == 7) ? c != '-' : !is_digit(c)) return false;
+  }
+  return d == 0 || !is(t.d[d - 1], kWord);
+}
+
+// The IPv4 context rules: the valid dotted quad [a, b) is a version or a section number.
+bool ipv4_not_an_address(const Text& t, std::size_t a, std::size_t b) {
+  const std::uint8_t next = t.at(b);
+  if ((next == '-' || next == '~' || next == '+') && is_alnum(t.at(b + 1))) {
+    // A version suffix ("2.10.0.27-0.cvs", "1.2.3.4~rc1", "3.0.0.1+dfsg"), unless it is the
+    // second address of a range ("1.1.1.1-1.0.0.1").
+    if (next != '-') return true;
+    std::size_t c = b + 1;
+    while (c < t.n && (is_digit(t.d[c]) || t.d[c] == '.')) ++c;
+    std::size_t d = c;
+    while (d > b + 1 && t.d[d - 1] == '.') --d;
+    if (is(t.at(c), kWord) || !parse_ipv4(t.view(b + 1, d))) return true;
+  }
+  if (after_context_word(t, a) || after_package_name(t, a) || after_date(t, a) ||
+      after_constraint(t, a) || release_title(t, a, b)) {
+    return true;
+  }
+  // Glued to a name by '-': "shadow-4.1.4.2", "RelNotes-1.7.10.1".
+  if (a >= 2 && t.d[a - 1] == '-' && is(t.d[a - 2], kAlpha)) return true;
+  // A section number heading its line: "12.3.2.2. Title", or "7.5.1.3 Title" underlined.
+  if (starts_line(t, a)) {
+    const std::uint8_t after = t.at(b + 1);
+    if (next == '.' && (after == 0 || is_ws(after) || after == '\n')) return true;
+    if (next == ' ' && underlined(t, b)) return true;
+  }
+  return false;
+}
 
 void ipv4_run(const Text& t, std::size_t s, std::size_t e, bool mask_private,
               std::vector<Candidate>& out) {
@@ -160,6 +381,7 @@ void ipv4_run(const Text& t, std::size_t s, std::size_t e, bool mask_private,
   while (b > a && t.d[b - 1] == '.') --b;
   const std::optional<std::uint32_t> v = parse_ipv4(t.view(a, b));
   if (!v || (!mask_private && !ipv4_is_public(*v))) return;
+  if (ipv4_not_an_address(t, a, b)) return;
   out.push_back({a, b, PiiCategory::kIpAddress});
 }
 
@@ -197,9 +419,11 @@ struct Group {
 };
 
 // Whether the byte next to a card number (`b`, with `beyond` on its far side) ends it: not a
+// "-" that glues it to an identifier ("mpath-35333333000002328"), not a
 // letter or '_' (the digits would be part of a word), not a decimal point between digits.
 bool card_edge_ok(std::uint8_t b, std::uint8_t beyond) {
-  return !(is(b, kAlpha) || b == '_' || (b == '.' && is_digit(beyond)));
+  return !(is(b, kAlpha) || b == '_' || (b == '.' && is_digit(beyond)) ||
+           (b == '-' && (is(beyond, kAlpha) || beyond == '_')));
 }
 
 void card_window(const Text& t, const std::vector<Group>& groups, std::size_t first,

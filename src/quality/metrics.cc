@@ -22,9 +22,11 @@ const std::array<std::string_view, kMetricCount> kMetricNames = {
     "chars",
     "words",
     "char_entropy",
+    "adjusted_char_entropy",
     "ngram_repetition",
     "symbol_ratio",
     "capitalized_word_ratio",
+    "capitalized_word_share",
     "gopher_words",
     "gopher_mean_word_length",
     "gopher_hash_ratio",
@@ -355,6 +357,36 @@ double char_entropy(std::string_view text) {
   return std::max(0.0, std::log2(nd) - total / nd);
 }
 
+// Han, Kana and Hangul: scripts of thousands of symbols, whose prose has 6-9 bits per character.
+bool large_alphabet(char32_t cp) {
+  return (cp >= 0x1100 && cp <= 0x11FF) || (cp >= 0x3040 && cp <= 0x30FF) ||
+         (cp >= 0x3130 && cp <= 0x318F) || (cp >= 0x31F0 && cp <= 0x31FF) ||
+         (cp >= 0x3400 && cp <= 0x4DBF) || (cp >= 0x4E00 && cp <= 0x9FFF) ||
+         (cp >= 0xAC00 && cp <= 0xD7AF) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+         (cp >= 0xFF66 && cp <= 0xFF9F) || (cp >= 0x20000 && cp <= 0x2FA1F);
+}
+
+// char_entropy minus what the text's scripts allow above the Latin threshold, at least 0
+// (docs/quality.md):
+// 4.5 bits times the share of large-alphabet code points, plus up to 1 bit for a second
+// alphabet (4 times the share of non-ASCII code points, capped at 1).
+double adjusted_char_entropy(std::string_view text, double entropy) {
+  std::size_t n = 0, large = 0, non_ascii = 0;
+  for (std::size_t i = 0, length = 0; i < text.size(); i += length) {
+    const char32_t cp = decode_at(text, i, length);
+    ++n;
+    if (cp >= 128) {
+      ++non_ascii;
+      if (large_alphabet(cp)) ++large;
+    }
+  }
+  if (n == 0) return entropy;
+  const auto nd = static_cast<double>(n);
+  const double allowance = 4.5 * (static_cast<double>(large) / nd) +
+                           std::min(1.0, 4.0 * (static_cast<double>(non_ascii) / nd));
+  return std::max(0.0, entropy - allowance);
+}
+
 double ngram_repetition(ProbeTable& table, const std::vector<std::string_view>& words,
                         std::int64_t n_signed, std::int64_t window) {
   const auto n = static_cast<std::size_t>(n_signed);
@@ -392,6 +424,8 @@ void core_metrics(Document& doc, std::int64_t ngram_n, std::int64_t ngram_window
   if (stop_after(kWords)) return;
   out[kCharEntropy] = char_entropy(text);
   if (stop_after(kCharEntropy)) return;
+  out[kAdjustedCharEntropy] = adjusted_char_entropy(text, out[kCharEntropy]);
+  if (stop_after(kAdjustedCharEntropy)) return;
   out[kNgramRepetition] = ngram_repetition(doc.table(), words, ngram_n, ngram_window);
   if (stop_after(kNgramRepetition)) return;
   std::size_t chars = 0;
@@ -427,6 +461,9 @@ void core_metrics(Document& doc, std::int64_t ngram_n, std::int64_t ngram_window
   out[kChars] = static_cast<double>(chars);
   out[kSymbolRatio] = ratio(symbols, visible);
   out[kCapitalizedWordRatio] = ratio(capitalized, cased);
+  // Over every word, cased or not: in text whose words are mostly caseless (CJK), the few
+  // Latin names and headings do not make it "capitalized".
+  out[kCapitalizedWordShare] = ratio(capitalized, words.size());
 }
 
 // -- Gopher quality -------------------------------------------------------------------------

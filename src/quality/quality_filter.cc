@@ -53,10 +53,10 @@ const std::vector<Spec>& specs() {
     std::vector<Spec> t = {
         {"min_words", P::kDefault, K::kCount, i(10), kWords, '<'},
         {"min_char_entropy", P::kDefault, K::kRatio, d(3.5), kCharEntropy, '<'},
-        {"max_char_entropy", P::kDefault, K::kRatio, d(5.5), kCharEntropy, '>'},
+        {"max_char_entropy", P::kDefault, K::kRatio, d(5.5), kAdjustedCharEntropy, '>'},
         {"max_ngram_repetition", P::kDefault, K::kRatio, d(0.4), kNgramRepetition, '>'},
         {"max_symbol_ratio", P::kDefault, K::kRatio, d(0.3), kSymbolRatio, '>'},
-        {"max_capitalized_word_ratio", P::kDefault, K::kRatio, d(0.5), kCapitalizedWordRatio, '>'},
+        {"max_capitalized_word_ratio", P::kDefault, K::kRatio, d(0.5), kCapitalizedWordShare, '>'},
         {"ngram_n", P::kDefault, K::kParam, i(2), kNoMetric, 0},
         {"ngram_window", P::kDefault, K::kParam, i(1000), kNoMetric, 0},
 

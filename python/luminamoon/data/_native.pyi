@@ -374,12 +374,13 @@ class TextCleaner:
         repair_utf8: bool = True,
         normalize_newlines: bool = True,
         remove_controls: bool = True,
-        collapse_whitespace: bool = True,
+        whitespace: str = "preserve_indent",
         strip_trailing_spaces: bool = True,
         limit_newlines: bool = True,
         strip: bool = True,
         nfc: bool = False,
         threads: int = 0,
+        collapse_whitespace: bool | None = None,
         **options: object,
     ) -> None: ...
     def clean(self, text: str | bytes | bytearray | memoryview) -> str:
@@ -399,7 +400,7 @@ class TextCleaner:
         """Zero every counter."""
 
     @property
-    def options(self) -> dict[str, bool | int]:
+    def options(self) -> dict[str, bool | int | str]:
         """The effective options, every one of them (defaults included)."""
 
     def __repr__(self) -> str: ...

@@ -28,7 +28,7 @@ TextCleanerOptions all_off() {
   return {.repair_utf8 = true,  // off would make invalid input an error; see RepairOff
           .normalize_newlines = false,
           .remove_controls = false,
-          .collapse_whitespace = false,
+          .whitespace = Whitespace::kKeep,
           .strip_trailing_spaces = false,
           .limit_newlines = false,
           .strip = false,
@@ -45,6 +45,19 @@ struct Case {
 TextCleanerOptions only(bool TextCleanerOptions::*step) {
   TextCleanerOptions o = all_off();
   o.*step = true;
+  return o;
+}
+
+TextCleanerOptions only_whitespace(Whitespace mode, bool strip = false) {
+  TextCleanerOptions o = all_off();
+  o.whitespace = mode;
+  o.strip = strip;
+  return o;
+}
+
+TextCleanerOptions collapsing() {
+  TextCleanerOptions o;
+  o.whitespace = Whitespace::kCollapse;
   return o;
 }
 
@@ -95,18 +108,40 @@ std::vector<Case> golden_cases() {
       {"controls_cr_removed_without_newlines", only(&O::remove_controls), "a\r\nb\rc", "a\nbc"},
       {"controls_off_kept", all_off(), std::string("a\x00z"sv), std::string("a\x00z"sv)},
       // Step 4.
-      {"collapse_runs", only(&O::collapse_whitespace),
+      {"collapse_runs", only_whitespace(Whitespace::kCollapse),
        "a  b\tc \t d\xC2\xA0"
        "e\xE3\x80\x80\xE2\x80\x8A"
        "f\n \n",
        "a b c d e f\n \n"},
-      {"collapse_not_zero_width_or_line_sep", only(&O::collapse_whitespace),
+      {"collapse_not_zero_width_or_line_sep", only_whitespace(Whitespace::kCollapse),
        "a\xE2\x80\x8B\xE2\x80\x8B"
        "b\xE2\x80\xA8\xE2\x80\xA8"
        "c",
        "a\xE2\x80\x8B\xE2\x80\x8B"
        "b\xE2\x80\xA8\xE2\x80\xA8"
        "c"},
+      {"preserve_indent_runs", only_whitespace(Whitespace::kPreserveIndent),
+       "a  b\tc \t d\xC2\xA0"
+       "e\xE3\x80\x80\xE2\x80\x8A"
+       "f\n \n",
+       "a  b\tc \t d e  f\n \n"},
+      {"preserve_indent_not_zero_width", only_whitespace(Whitespace::kPreserveIndent),
+       "a\xE2\x80\x8B\xE2\x80\xA8\xE1\x9A\x80\xE2\x80\xAF\xE2\x81\x9F"
+       "b",
+       "a\xE2\x80\x8B\xE2\x80\xA8   b"},
+      {"keep_changes_nothing", only_whitespace(Whitespace::kKeep), "a \xC2\xA0\t b",
+       "a \xC2\xA0\t b"},
+      {"preserve_indent_python", O{},
+       "\n\ndef f(x):\n    if x:\t # tab\n        return 1   \n\n\n\n    return 0\n",
+       "def f(x):\n    if x:\t # tab\n        return 1\n\n    return 0"},
+      {"preserve_indent_makefile", O{}, "all:\n\tcc -o a  a.c\r\n\t\t./a\r\n",
+       "all:\n\tcc -o a  a.c\n\t\t./a"},
+      {"preserve_indent_first_line_kept", O{}, " \t\n\xE3\x80\x80 \n    x = 1\n  y",
+       "    x = 1\n  y"},
+      {"preserve_indent_first_line_exotic", O{}, "\xC2\xA0\xC2\xA0x", "  x"},
+      {"collapse_drops_first_indent", collapsing(), "\n    x = 1\n    y", "x = 1\n y"},
+      {"keep_strip_blank_lines_only", only_whitespace(Whitespace::kKeep, true),
+       "\n \n\xC2\xA0 x \n\n", "\xC2\xA0 x"},
       // Step 5, with and without collapsing.
       {"trailing_alone", only(&O::strip_trailing_spaces), "a \t\xC2\xA0\nb \n  c  ", "a\nb\n  c"},
       // Step 6.
@@ -114,19 +149,27 @@ std::vector<Case> golden_cases() {
       {"limit_not_across_spaces", only(&O::limit_newlines), "a\n\n \n\nb", "a\n\n \n\nb"},
       {"limit_across_removed_trailing", all_but(&O::strip), "a\n\n \n\n\t\nb", "a\n\nb"},
       // Step 7.
-      {"strip_alone", only(&O::strip), "\n \t\xE3\x80\x80 a b \n\n\xC2\xA0", "a b"},
+      {"strip_alone", only(&O::strip), "\n \t\xE3\x80\x80 a b \n\n\xC2\xA0", " \t\xE3\x80\x80 a b"},
+      {"strip_collapse", only_whitespace(Whitespace::kCollapse, true),
+       "\n \t\xE3\x80\x80 a b \n\n\xC2\xA0", "a b"},
       {"strip_only_whitespace", only(&O::strip), " \n\t\n ", ""},
       {"strip_keeps_zwsp_and_bom", only(&O::strip), "\xEF\xBB\xBF a \xE2\x80\x8B",
        "\xEF\xBB\xBF a \xE2\x80\x8B"},
       // Everything (defaults).
       {"defaults_document", defaults,
        std::string("  \xEF\xBB\xBFTitle  \r\n\r\n\r\n\r\nBody\x00 text\t\xFF here. \n\n\n"sv),
+       "  \xEF\xBB\xBFTitle\n\nBody text\t" + kFffd + " here."},
+      {"collapse_document", collapsing(),
+       std::string("  \xEF\xBB\xBFTitle  \r\n\r\n\r\n\r\nBody\x00 text\t\xFF here. \n\n\n"sv),
        "\xEF\xBB\xBFTitle\n\nBody text " + kFffd + " here."},
       {"defaults_empty", defaults, "", ""},
       {"defaults_whitespace_only", defaults, " \t\r\n\xC2\xA0\n", ""},
       {"defaults_controls_join_runs", defaults, std::string("a \x00 b\n\x00\n\x00\nc"sv),
+       "a  b\n\nc"},
+      {"collapse_controls_join_runs", collapsing(), std::string("a \x00 b\n\x00\n\x00\nc"sv),
        "a b\n\nc"},
-      {"defaults_crlf_trailing", defaults, "a \r\n\tb \r\n", "a\n b"},
+      {"defaults_crlf_trailing", defaults, "a \r\n\tb \r\n", "a\n\tb"},
+      {"collapse_crlf_trailing", collapsing(), "a \r\n\tb \r\n", "a\n b"},
       // NFC (last, off by default).
       {"nfc_compose", only(&O::nfc), "e\xCC\x81", "\xC3\xA9"},
       {"nfc_singleton", only(&O::nfc), "\xE2\x84\xAB", "\xC3\x85"},
@@ -171,7 +214,7 @@ TEST_P(TextCleanerIsa, GoldenCasesInsideLongText) {
 TEST_P(TextCleanerIsa, CountersOfOneDocument) {
   CleanStats s;
   const std::string input("  Hi\r\n\r\n\r\n\tthere\x00  \xFF \xC2\xA0x \n"sv);
-  EXPECT_EQ(clean_with(GetParam(), {}, input, &s), "Hi\n\n there " + kFffd + " x");
+  EXPECT_EQ(clean_with(GetParam(), collapsing(), input, &s), "Hi\n\n there " + kFffd + " x");
   EXPECT_EQ(s.documents, 1u);
   EXPECT_EQ(s.documents_changed, 1u);
   EXPECT_EQ(s.bytes_in, input.size());
@@ -186,6 +229,20 @@ TEST_P(TextCleanerIsa, CountersOfOneDocument) {
   EXPECT_EQ(s.newline_runs_limited, 1u);
   EXPECT_EQ(s.whitespace_stripped, 2u);  // the leading run (collapsed to " ") and the final LF
   EXPECT_EQ(s.nfc_changed_documents, 0u);
+  EXPECT_EQ(s.unicode_spaces_replaced, 0u);
+}
+
+TEST_P(TextCleanerIsa, CountersOfOneDocumentPreservingIndent) {
+  CleanStats s;
+  const std::string input("  Hi\r\n\r\n\r\n\tthere\x00  \xFF \xC2\xA0x \xE3\x80\x80\n"sv);
+  EXPECT_EQ(clean_with(GetParam(), {}, input, &s), "  Hi\n\n\tthere  " + kFffd + "  x");
+  EXPECT_EQ(s.newlines_normalized, 3u);
+  EXPECT_EQ(s.controls_removed, 1u);
+  EXPECT_EQ(s.whitespace_runs_collapsed, 0u);
+  EXPECT_EQ(s.unicode_spaces_replaced, 2u);  // U+00A0, and U+3000 before its removal
+  EXPECT_EQ(s.trailing_spaces_removed, 2u);  // " " and U+3000 before the last LF
+  EXPECT_EQ(s.newline_runs_limited, 1u);
+  EXPECT_EQ(s.whitespace_stripped, 1u);  // the final LF; the first line keeps its indentation
 }
 
 TEST_P(TextCleanerIsa, RepairCountsSequencesAndBytes) {
@@ -203,7 +260,7 @@ TEST_P(TextCleanerIsa, RepairCountsSequencesAndBytes) {
 
 TEST_P(TextCleanerIsa, TrailingCountsCodePointsWithoutCollapse) {
   TextCleanerOptions o;
-  o.collapse_whitespace = false;
+  o.whitespace = Whitespace::kKeep;
   CleanStats s;
   EXPECT_EQ(clean_with(GetParam(), o, "a \t\xE3\x80\x80\nb", &s), "a\nb");
   EXPECT_EQ(s.trailing_spaces_removed, 3u);
@@ -263,11 +320,11 @@ TEST_P(TextCleanerIsa, RandomDocumentsMatchScalarAndAreIdempotent) {
     std::string doc;
     const auto parts = static_cast<unsigned>(rng() % 60);
     for (unsigned k = 0; k < parts; ++k) doc += alphabet[rng() % alphabet.size()];
-    const auto bits = static_cast<unsigned>(rng() % 256);
+    const auto bits = static_cast<unsigned>(rng() % 384);
     TextCleanerOptions o{.repair_utf8 = true,
                          .normalize_newlines = (bits & 1u) != 0,
                          .remove_controls = (bits & 2u) != 0,
-                         .collapse_whitespace = (bits & 4u) != 0,
+                         .whitespace = static_cast<Whitespace>(((bits >> 2) & 1u) + (bits >> 8)),
                          .strip_trailing_spaces = (bits & 8u) != 0,
                          .limit_newlines = (bits & 16u) != 0,
                          .strip = (bits & 32u) != 0,
@@ -357,15 +414,15 @@ TEST(TextCleaner, BatchEqualsCleanAtAnyThreadCount) {
 
 TEST(TextCleaner, StatsAccumulateAndReset) {
   TextCleaner c;
-  c.clean(" a ");
+  c.clean("\n a ");
   c.clean("b\r\n");
   CleanStats s = c.stats();
   EXPECT_EQ(s.documents, 2u);
   EXPECT_EQ(s.documents_changed, 2u);
-  EXPECT_EQ(s.bytes_in, 6u);
-  EXPECT_EQ(s.bytes_out, 2u);
+  EXPECT_EQ(s.bytes_in, 7u);
+  EXPECT_EQ(s.bytes_out, 3u);  // " a" keeps its indentation
   EXPECT_EQ(s.newlines_normalized, 1u);
-  EXPECT_EQ(s.whitespace_stripped, 2u);      // the leading " " of " a ", the LF of "b\n"
+  EXPECT_EQ(s.whitespace_stripped, 2u);      // the leading LF of "\n a ", the LF of "b\n"
   EXPECT_EQ(s.trailing_spaces_removed, 1u);  // the final " " of " a " ends the last line
   c.reset_stats();
   EXPECT_EQ(c.stats(), CleanStats{});
@@ -381,7 +438,7 @@ TEST(TextCleaner, NfcCounter) {
 // Hostile inputs: never a crash, never super-linear time.
 TEST(TextCleaner, HugeAndHostileDocumentsStayLinear) {
   TextCleaner c;
-  TextCleaner nfc({.collapse_whitespace = false, .nfc = true});
+  TextCleaner nfc({.whitespace = Whitespace::kKeep, .nfc = true});
   const std::size_t n = 8u << 20;
   const auto start = std::chrono::steady_clock::now();
   EXPECT_EQ(c.clean(std::string(n, ' ')), "");
@@ -392,7 +449,9 @@ TEST(TextCleaner, HugeAndHostileDocumentsStayLinear) {
   EXPECT_EQ(repaired.size(), 3 * n);
   std::string spaces_then_word(n, '\t');
   spaces_then_word += "x";
-  EXPECT_EQ(c.clean(spaces_then_word), "x");
+  EXPECT_TRUE(c.clean(spaces_then_word) == spaces_then_word);  // indentation is kept
+  TextCleaner collapse({.whitespace = Whitespace::kCollapse});
+  EXPECT_EQ(collapse.clean(spaces_then_word), "x");
   // One starter followed by a million combining marks in reverse canonical order: an insertion
   // sort would take ~10^12 steps here.
   std::string marks = "a";

@@ -97,6 +97,58 @@ TEST(PiiMasker, IpAddresses) {
   EXPECT_EQ(masked("::ffff:8.8.8.8"), "<IP_ADDRESS>");
 }
 
+// docs/pii.md "IPv4 context rules": versions and section numbers on real text are not addresses.
+TEST(PiiMasker, Ipv4ContextRules) {
+  for (std::string_view no : {
+           "Standards-Version: 3.9.8.0",
+           "binutils (2.10.0.27-0.cvs20001011) unstable; urgency=low",
+           "dpkg (1.16.0.3) unstable; urgency=medium",
+           "revision 1.100.2.12",
+           "Bump to 1.2.99.3 now",
+           "Update draft release notes to 1.7.8.4",
+           "(since 1.14.16.6) for similar reasons",
+           "upstream 1.2.3.4~rc1 and 3.0.0.1+dfsg",
+           "shadow-4.1.4.2 was",
+           "see section 12.3.2.2 and \xC2\xA7 4.2.1.3",
+           "12.3.2.2. Title",
+           "  7.5.1.3 HMAC-SHA1\n.................\n",
+           "Junio C Hamano (2):\n      Git 1.7.4.4\n      XFree86 4.3.99.16  \n",
+           "<h3>2014-03-26 (3.8.4.2)</h3>",
+           "need zlib >= 1.2.2.3 and libfoo (<< 2.0.0.1)",
+           "Update from 1.2.99.2 to 1.3",
+       }) {
+    EXPECT_EQ(masked(no), no) << no;
+  }
+  EXPECT_EQ(masked("Received: from mx.example.org (mx.example.org [64.5.53.58])"),
+            "Received: from mx.example.org (mx.example.org [<IP_ADDRESS>])");
+  EXPECT_EQ(masked("range 1.1.1.1-1.0.0.1 ok"), "range <IP_ADDRESS>-<IP_ADDRESS> ok");
+  EXPECT_EQ(masked("connect to 8.8.8.8."), "connect to <IP_ADDRESS>.");
+  EXPECT_EQ(masked("8.8.8.8 - - [01/Jan/2024] GET /"), "<IP_ADDRESS> - - [01/Jan/2024] GET /");
+  EXPECT_EQ(masked("host.example.com (8.8.8.8)"), "host.example.com (<IP_ADDRESS>)");
+  EXPECT_EQ(masked("converted to 8.8.8.8"), "converted to <IP_ADDRESS>");
+}
+
+TEST(PiiMasker, EmailRfc5322LocalParts) {
+  EXPECT_EQ(masked("from <20010430.G5/1BoVz$x@host.example.com>"), "from <<EMAIL>>");
+  // Message and queue identifiers have the syntax of an address but name no mailbox.
+  for (std::string_view no : {"Message-ID: <15265.9468.713530.98441@python.org>",
+                              "x\ncontent-id: <20592.1022586929.6@example.com>",
+                              "with SMTP id <0.0014F8A2@mail.groupcare.dk>; Mon"}) {
+    EXPECT_EQ(masked(no), no) << no;
+  }
+  EXPECT_EQ(masked("From: barry@python.org (Barry)"), "From: <EMAIL> (Barry)");
+  EXPECT_EQ(masked("with ESMTP id JAA03225 for <jo@example.org>;"),
+            "with ESMTP id JAA03225 for <<EMAIL>>;");
+  EXPECT_EQ(masked("e$@vmeng.com"), "<EMAIL>");
+  EXPECT_EQ(masked("o'neil@example.ie"), "<EMAIL>");
+  EXPECT_EQ(masked("list-bounces+jo=example.com@lists.example.org"), "<EMAIL>");
+  EXPECT_EQ(masked("VALUE=jo@example.org"), "VALUE=<EMAIL>");
+  EXPECT_EQ(masked("email='jo@example.org'"), "email='<EMAIL>'");
+  EXPECT_EQ(masked("?to=x&cc=jo@example.org"), "?to=x&cc=<EMAIL>");
+  EXPECT_EQ(masked("*jo@example.org*"), "*<EMAIL>*");
+  EXPECT_EQ(masked("{{jo@example.org}}"), "{{<EMAIL>}}");
+}
+
 TEST(PiiMasker, CreditCards) {
   EXPECT_EQ(masked("card 4111 1111 1111 1111 exp 12/25"), "card <CREDIT_CARD> exp 12/25");
   EXPECT_EQ(masked("amex 3782-822463-10005"), "amex <CREDIT_CARD>");
@@ -104,7 +156,8 @@ TEST(PiiMasker, CreditCards) {
   EXPECT_EQ(masked("mc2 2223 0031 2200 3222"), "mc2 <CREDIT_CARD>");
   for (std::string_view no :
        {"4111 1111 1111 1112", "4111-1111 1111-1111", "1234567812345670", "41111111111111111111111",
-        "x4111111111111111", "4111111111111111.5", "978-3-16-148410-0", "+1 555 123 4567"}) {
+        "x4111111111111111", "4111111111111111.5", "978-3-16-148410-0", "+1 555 123 4567",
+        "DM_UUID=mpath-35333333000002328"}) {
     EXPECT_EQ(masked(no), no) << no;
   }
 }

@@ -113,6 +113,46 @@ TEST(QualityFilter, DefaultPresetOnProseAndJunk) {
   EXPECT_GT(metrics_of(f, blob).at("char_entropy"), 5.9);
 }
 
+// docs/quality.md "Script-aware rules": real CJK and Cyrillic prose passes, base64 still fails.
+TEST(QualityFilter, DefaultPresetIsScriptAware) {
+  const QualityFilter f = make({"default"});
+  // Japanese and Korean prose with Latin option names: 7+ bits per character.
+  std::string ja, ko, ru;
+  const char* ja_sentences[] = {
+      "このコマンドは、指定されたファイルのパスワード有効期限情報を変更する。",
+      "オプション --help を指定すると、使用方法を表示して終了する。",
+      "設定ファイルは /etc/login.defs にあり、管理者だけが編集できる。",
+      "ユーザーのアカウントが失効した場合、ログインは拒否される。",
+      "詳細については、関連するマニュアルページを参照すること。",
+      "日付はシステムのタイムゾーンに従って表示され、秒は省略される。"};
+  for (const char* sentence : ja_sentences) ja += std::string(sentence) + "\n";
+  const char* ko_sentences[] = {"이 명령은 사용자 계정의 비밀번호 만료 정보를 변경합니다.",
+                                "NAME 섹션과 SYNOPSIS 섹션은 명령의 형식을 설명합니다.",
+                                "관리자는 OPTIONS 목록에서 필요한 옵션을 선택할 수 있습니다.",
+                                "자세한 내용은 SEE ALSO 항목의 관련 문서를 참고하십시오.",
+                                "설정 파일이 없으면 기본값이 사용되고 경고가 출력됩니다.",
+                                "계정이 잠기면 다음 로그인 시도는 거부됩니다."};
+  for (const char* sentence : ko_sentences) ko += std::string(sentence) + "\n";
+  const char* ru_sentences[] = {
+      "Команда chage изменяет количество дней между сменами пароля.",
+      "Параметр --lastday задаёт дату последней смены пароля (YYYY-MM-DD).",
+      "Файл /etc/shadow содержит информацию о пользователях системы.",
+      "Если параметры не указаны, команда работает в интерактивном режиме.",
+      "Только суперпользователь может изменять сведения о других учётных записях.",
+      "Смотрите также описание формата файла в разделе FILES."};
+  for (const char* sentence : ru_sentences) ru += std::string(sentence) + "\n";
+  for (const std::string* text : {&ja, &ko, &ru}) {
+    const auto m = metrics_of(f, *text);
+    EXPECT_TRUE(f.is_high_quality(*text)) << f.check(*text)->rule << " " << *text;
+    EXPECT_LE(m.at("adjusted_char_entropy"), m.at("char_entropy"));
+  }
+  EXPECT_GT(metrics_of(f, ja).at("char_entropy"), 5.5);  // what used to drop it
+  // Pure ASCII: no allowance; the caseless share dilutes capitalized words.
+  EXPECT_DOUBLE_EQ(metrics_of(f, "abc def")["adjusted_char_entropy"],
+                   metrics_of(f, "abc def")["char_entropy"]);
+  EXPECT_DOUBLE_EQ(metrics_of(f, "Hello World 世界 中文")["capitalized_word_share"], 2.0 / 4.0);
+}
+
 TEST(QualityFilter, EntropyAndRatiosAreExact) {
   const QualityFilter f = make({"default"});
   EXPECT_DOUBLE_EQ(metrics_of(f, "aabb")["char_entropy"], 1.0);

@@ -8,10 +8,15 @@
 //                             bytes.decode("utf-8", "replace")); off: invalid input is an error
 //   2. normalize_newlines     CR LF and lone CR -> LF
 //   3. remove_controls        C0 except TAB and LF, DEL, C1 (U+0080..U+009F) removed
-//   4. collapse_whitespace    each run of horizontal whitespace -> one space
+//   4. whitespace             preserve_indent (default): each horizontal whitespace character
+//                             other than TAB and SPACE -> one U+0020 (runs and indentation kept);
+//                             collapse: each run of horizontal whitespace -> one space;
+//                             keep: nothing changed
 //   5. strip_trailing_spaces  horizontal whitespace before LF or the end of the text removed
 //   6. limit_newlines         3 or more consecutive LF -> 2
-//   7. strip                  leading and trailing horizontal whitespace and LF removed
+//   7. strip                  trailing horizontal whitespace and LF removed; leading blank
+//                             lines removed (with whitespace=collapse: all leading horizontal
+//                             whitespace and LF), so the first line keeps its indentation
 //   8. nfc                    Unicode NFC (utf8proc), off by default
 // Horizontal whitespace = TAB, SPACE, U+00A0, U+1680, U+2000..U+200A, U+202F, U+205F, U+3000.
 // The implementation fuses steps 1-7 into one pass over the bytes; the SIMD kernels of
@@ -37,11 +42,21 @@
 
 namespace luminamoon::data {
 
+// Step 4. preserve_indent keeps code, Makefiles and aligned tables intact; collapse is the old
+// aggressive rule for prose-only corpora; keep leaves every whitespace character as it is.
+enum class Whitespace : std::uint8_t { kPreserveIndent, kCollapse, kKeep };
+
+// "preserve_indent", "collapse", "keep".
+std::string_view whitespace_name(Whitespace mode) noexcept;
+// The mode of a name; ConfigError "TextCleaner: unknown whitespace mode '<name>'; did you mean
+// '<best>'?" (or the list of valid modes) otherwise.
+Whitespace parse_whitespace(std::string_view name);
+
 struct TextCleanerOptions {
   bool repair_utf8 = true;
   bool normalize_newlines = true;
   bool remove_controls = true;
-  bool collapse_whitespace = true;
+  Whitespace whitespace = Whitespace::kPreserveIndent;
   bool strip_trailing_spaces = true;
   bool limit_newlines = true;
   bool strip = true;
@@ -61,6 +76,7 @@ struct CleanStats {
   std::uint64_t newlines_normalized = 0;         // CR LF or lone CR -> LF (one per CR)
   std::uint64_t controls_removed = 0;            // code points removed
   std::uint64_t whitespace_runs_collapsed = 0;   // runs that were not already a single space
+  std::uint64_t unicode_spaces_replaced = 0;     // preserve_indent: exotic spaces -> U+0020
   std::uint64_t trailing_spaces_removed = 0;     // code points removed
   std::uint64_t newline_runs_limited = 0;        // runs of 3+ LF shortened to 2
   std::uint64_t whitespace_stripped = 0;         // code points removed by strip
@@ -81,6 +97,7 @@ struct CleanStats {
     f("newlines_normalized", newlines_normalized);
     f("controls_removed", controls_removed);
     f("whitespace_runs_collapsed", whitespace_runs_collapsed);
+    f("unicode_spaces_replaced", unicode_spaces_replaced);
     f("trailing_spaces_removed", trailing_spaces_removed);
     f("newline_runs_limited", newline_runs_limited);
     f("whitespace_stripped", whitespace_stripped);

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import re
 import unicodedata
+import warnings
 from collections.abc import Sequence
 from typing import Any, TypeAlias
 
-from ..errors import MalformedInputError
+from ..errors import ConfigError, MalformedInputError
 from ._arrow import is_arrow_object, iter_arrow_values
-from .suggest import reject_unknown_options
+from .suggest import did_you_mean, reject_unknown_options
 
-__all__ = ["HORIZONTAL_WHITESPACE", "TextCleaner"]
+__all__ = ["HORIZONTAL_WHITESPACE", "WHITESPACE_MODES", "TextCleaner"]
 
 TextLike: TypeAlias = str | bytes | bytearray | memoryview
 
@@ -34,8 +35,13 @@ _H_NOT_SPACE = "\\t\\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000"
 _CR = re.compile("\r\n?")
 # Step 3: C0 except TAB and LF, DEL, C1. With step 2 off, CR is a C0 control like any other.
 _CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-# Step 4 matches only the runs it changes: 2+ characters, or one that is not U+0020.
+# Step 4, collapse: matches only the runs it changes: 2+ characters, or one that is not U+0020.
 _RUNS_TO_COLLAPSE = re.compile(f"[{_H}]{{2,}}|[{_H_NOT_SPACE}]")
+# Step 4, preserve_indent: each horizontal whitespace character other than TAB and SPACE.
+_UNICODE_SPACES = re.compile(f"[{_H_NOT_SPACE[2:]}]")
+# Step 7 outside collapse mode: the leading blank lines (up to and including the last LF of the
+# leading whitespace), so the first line keeps its indentation.
+_LEADING_BLANK_LINES = re.compile(f"[{_H}\n]*\n")
 # Step 5: a whole run before LF or the end. The lookbehind makes a match start only where a run
 # starts; without it every position of a long run would rescan the rest (quadratic time).
 _TRAILING = re.compile(f"(?<![{_H}])[{_H}]+(?=\n|\\Z)")
@@ -44,17 +50,31 @@ _NEWLINE_RUNS = re.compile("\n{3,}")
 # Step 7 strips these characters from both ends.
 _STRIP_CHARS = HORIZONTAL_WHITESPACE + "\n"
 
+WHITESPACE_MODES = ("preserve_indent", "collapse", "keep")
+"""Step 4: preserve_indent (default) keeps indentation and inner runs and turns each exotic space
+into one U+0020; collapse turns each run into one U+0020; keep changes nothing."""
+
 _FLAGS = (
     "repair_utf8",
     "normalize_newlines",
     "remove_controls",
-    "collapse_whitespace",
     "strip_trailing_spaces",
     "limit_newlines",
     "strip",
     "nfc",
 )
-_OPTIONS = (*_FLAGS, "threads")
+_OPTIONS = (
+    "repair_utf8",
+    "normalize_newlines",
+    "remove_controls",
+    "whitespace",
+    "strip_trailing_spaces",
+    "limit_newlines",
+    "strip",
+    "nfc",
+    "threads",
+    "collapse_whitespace",
+)
 _U32_MAX = 2**32 - 1
 _STATS = (
     "documents",
@@ -66,6 +86,7 @@ _STATS = (
     "newlines_normalized",
     "controls_removed",
     "whitespace_runs_collapsed",
+    "unicode_spaces_replaced",
     "trailing_spaces_removed",
     "newline_runs_limited",
     "whitespace_stripped",
@@ -101,12 +122,13 @@ class TextCleaner:
         repair_utf8: bool = True,
         normalize_newlines: bool = True,
         remove_controls: bool = True,
-        collapse_whitespace: bool = True,
+        whitespace: str | None = None,
         strip_trailing_spaces: bool = True,
         limit_newlines: bool = True,
         strip: bool = True,
         nfc: bool = False,
         threads: int = 0,
+        collapse_whitespace: bool | None = None,
         **options: Any,
     ) -> None:
         reject_unknown_options("TextCleaner", options, _OPTIONS)
@@ -114,7 +136,6 @@ class TextCleaner:
             "repair_utf8": repair_utf8,
             "normalize_newlines": normalize_newlines,
             "remove_controls": remove_controls,
-            "collapse_whitespace": collapse_whitespace,
             "strip_trailing_spaces": strip_trailing_spaces,
             "limit_newlines": limit_newlines,
             "strip": strip,
@@ -123,6 +144,7 @@ class TextCleaner:
         for name, value in flags.items():
             if not isinstance(value, bool):
                 raise TypeError(f"TextCleaner: {name} must be a bool, got {value!r}")
+        mode = _whitespace_mode(whitespace, collapse_whitespace)
         if not (
             isinstance(threads, int) and not isinstance(threads, bool) and 0 <= threads <= _U32_MAX
         ):
@@ -133,7 +155,7 @@ class TextCleaner:
         self._repair_utf8 = repair_utf8
         self._normalize_newlines = normalize_newlines
         self._remove_controls = remove_controls
-        self._collapse_whitespace = collapse_whitespace
+        self._whitespace = mode
         self._strip_trailing_spaces = strip_trailing_spaces
         self._limit_newlines = limit_newlines
         self._strip = strip
@@ -143,17 +165,17 @@ class TextCleaner:
         self._stats = dict.fromkeys(_STATS, 0)
 
     @property
-    def options(self) -> dict[str, bool | int]:
+    def options(self) -> dict[str, bool | int | str]:
         """The effective options, every one of them (defaults included)."""
         return {
             "repair_utf8": self._repair_utf8,
             "normalize_newlines": self._normalize_newlines,
             "remove_controls": self._remove_controls,
-            "collapse_whitespace": self._collapse_whitespace,
             "strip_trailing_spaces": self._strip_trailing_spaces,
             "limit_newlines": self._limit_newlines,
             "strip": self._strip,
             "nfc": self._nfc,
+            "whitespace": self._whitespace,
             "threads": self._threads,
         }
 
@@ -204,9 +226,12 @@ class TextCleaner:
         if self._remove_controls:
             text, n = _CONTROLS.subn("", text)
             counts["controls_removed"] += n
-        if self._collapse_whitespace:
+        if self._whitespace == "collapse":
             text, n = _RUNS_TO_COLLAPSE.subn(" ", text)
             counts["whitespace_runs_collapsed"] += n
+        elif self._whitespace == "preserve_indent":
+            text, n = _UNICODE_SPACES.subn(" ", text)
+            counts["unicode_spaces_replaced"] += n
         if self._strip_trailing_spaces:
             before = len(text)
             text = _TRAILING.sub("", text)
@@ -216,7 +241,13 @@ class TextCleaner:
             counts["newline_runs_limited"] += n
         if self._strip:
             before = len(text)
-            text = text.strip(_STRIP_CHARS)
+            if self._whitespace == "collapse":
+                text = text.strip(_STRIP_CHARS)
+            else:
+                text = text.rstrip(_STRIP_CHARS)
+                blank = _LEADING_BLANK_LINES.match(text)
+                if blank is not None:
+                    text = text[blank.end() :]
             counts["whitespace_stripped"] += before - len(text)
         if self._nfc and not unicodedata.is_normalized("NFC", text):
             text = unicodedata.normalize("NFC", text)
@@ -256,4 +287,45 @@ class TextCleaner:
         return f"TextCleaner({', '.join(changed)})"
 
 
-_DEFAULTS: dict[str, bool | int] = {**dict.fromkeys(_FLAGS, True), "nfc": False, "threads": 0}
+_DEFAULTS: dict[str, bool | int | str] = {
+    **dict.fromkeys(_FLAGS, True),
+    "nfc": False,
+    "whitespace": "preserve_indent",
+    "threads": 0,
+}
+
+
+def _whitespace_mode(whitespace: object, collapse_whitespace: object) -> str:
+    """Step 4 from ``whitespace`` (None = the default) and the deprecated ``collapse_whitespace``
+    alias (True = collapse, False = keep); the native binding applies the same rules."""
+    if whitespace is not None and not isinstance(whitespace, str):
+        raise TypeError(f"TextCleaner: whitespace must be a str, got {whitespace!r}")
+    if collapse_whitespace is None:
+        if whitespace is None:
+            return "preserve_indent"
+        if whitespace in WHITESPACE_MODES:
+            return whitespace
+        best = did_you_mean(whitespace, WHITESPACE_MODES)
+        if best is not None:
+            raise ConfigError(
+                f"TextCleaner: unknown whitespace mode '{whitespace}'; did you mean '{best}'?"
+            )
+        raise ConfigError(
+            f"TextCleaner: unknown whitespace mode '{whitespace}'; valid modes: "
+            + ", ".join(WHITESPACE_MODES)
+        )
+    if not isinstance(collapse_whitespace, bool):
+        raise TypeError(
+            f"TextCleaner: collapse_whitespace must be a bool, got {collapse_whitespace!r}"
+        )
+    if whitespace is not None:
+        raise ConfigError(
+            "TextCleaner: pass either whitespace or the deprecated collapse_whitespace, not both"
+        )
+    warnings.warn(
+        "TextCleaner: collapse_whitespace is deprecated; use whitespace='collapse' "
+        "(for True) or whitespace='keep' (for False)",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return "collapse" if collapse_whitespace else "keep"

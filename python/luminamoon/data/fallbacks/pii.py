@@ -45,9 +45,16 @@ def _at(data: bytes, i: int) -> int:
 # -- EMAIL -----------------------------------------------------------------------------------
 
 _MAX_LOCAL = 64
+_MAX_LOCAL_RUN = 256  # a longer atext run before '@' is no address
 _MAX_DOMAIN = 253
 _DOMAIN_WINDOW = 256
-_LOCAL_AT = re.compile(rb"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]+@")
+# RFC 5322 atext (letters, digits, ! # $ % & ' * + - / = ? ^ _ ` { | } ~) and the dot.
+_ATEXT = rb"A-Za-z0-9.!#$%&'*+\-/=?^_`{|}~"
+_LOCAL_AT = re.compile(rb"(?<![" + _ATEXT + rb"])[" + _ATEXT + rb"]+@")
+# The atext characters outside the classic [A-Za-z0-9._%+-]: none may start a local part.
+_RFC5322_SPECIAL = frozenset(b"!#$&'*/=?^`{|}~")
+_ALNUM_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
 _DOMAIN = re.compile(rb"[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*")
 # File extensions that are not top-level domains ("icon@2x.png" is an asset, not an address).
 _NOT_TLDS = frozenset(
@@ -67,13 +74,74 @@ def _domain_ok(domain: bytes) -> bool:
     )
 
 
+def _local_part_start(data: bytes, run_start: int, a: int) -> int:
+    """Where the local part ending at ``a`` starts inside the atext run: '?' and '&' (URL query)
+    and a quote not between two letters/digits end what comes before them, so does '=' after a
+    one-case key (``email=jo@x.org``, ``VALUE=``); then the special characters are trimmed
+    from the front."""
+    c = run_start
+    for i in range(run_start, a):
+        x = data[i]
+        if x in b"?&":
+            c = i + 1
+        elif x in b"'`":
+            if not (_at(data, i - 1) in _ALNUM_BYTES and _at(data, i + 1) in _ALNUM_BYTES):
+                c = i + 1
+        elif x == 61 and i > c and data[c] in _ALPHA:  # '=' after a one-case key
+            key = data[c:i]
+            if all(y in _KEYCH for y in key) and not (key != key.lower() and key != key.upper()):
+                c = i + 1
+    while c < a and data[c] in _RFC5322_SPECIAL:
+        c += 1
+    return c
+
+
+# Header fields whose values are message identifiers, not mailboxes.
+_ID_HEADERS = (
+    b"message-id:",
+    b"content-id:",
+    b"in-reply-to:",
+    b"references:",
+    b"resent-message-id:",
+)
+
+
+def _message_id_context(data: bytes, start: int) -> bool:
+    """The local part starting at ``start`` is a message or queue identifier: on a line that starts
+    with one of _ID_HEADERS, or right after the word "id" and a space."""
+    q = start - 1 if start > 0 and data[start - 1] == 60 else start  # '<'
+    if (
+        q >= 3
+        and data[q - 1] == 32
+        and data[q - 3 : q - 1].lower() == b"id"
+        and (q == 3 or data[q - 4] not in _WORD)
+    ):
+        return True
+    # The line start: a LF at most 201 bytes back, or the start of the text within 200.
+    newline = data.rfind(b"\n", max(0, start - 201), start)
+    if newline >= 0:
+        line = newline + 1
+    elif start > 200:
+        return False
+    else:
+        line = 0
+    return any(
+        line + len(h) <= start and data[line : line + len(h)].lower() == h for h in _ID_HEADERS
+    )
+
+
 def _emails(data: bytes, out: list[tuple[int, int, int]]) -> None:
     n = len(data)
-    # Each match is the maximal local-part run before one '@' (only the local part and the '@'
-    # are consumed, so no later '@' is ever skipped).
+    # Each match is the maximal atext run before one '@' (only the run and the '@' are
+    # consumed, so no later '@' is ever skipped); the local part is the end of that run.
     for m in _LOCAL_AT.finditer(data):
-        start, a = m.start(), m.end() - 1
+        run_start, a = m.start(), m.end() - 1
+        if a - run_start > _MAX_LOCAL_RUN:
+            continue
+        start = _local_part_start(data, run_start, a)
         local = data[start:a]
+        if not local:
+            continue
         if (
             len(local) > _MAX_LOCAL
             or local.startswith(b".")
@@ -86,6 +154,7 @@ def _emails(data: bytes, out: list[tuple[int, int, int]]) -> None:
             domain is not None
             and domain.end() - (a + 1) <= _MAX_DOMAIN
             and _domain_ok(domain.group())
+            and not _message_id_context(data, start)
         ):
             out.append((start, domain.end(), _EMAIL))
 
@@ -204,6 +273,165 @@ def ipv6_is_public(address: int) -> bool:
     return address >> 96 != 0x20010DB8  # 2001:db8::/32
 
 
+# Words that make the dotted quad after them a version or a section number (docs/pii.md, "IPv4
+# context rules"), matched as whole words, case-insensitively.
+_NOT_ADDRESS_WORDS = frozenset(
+    b"version versions revision revisions release releases released rev ver v since policy "
+    b"standard standards section sections sect sec chapter figure fig table step appendix "
+    b"clause paragraph bump".split()
+)
+# "to", "for", "in" and "from" count only after one of these ("release notes to 1.7.8.4").
+_BEFORE_PREPOSITION = frozenset(
+    b"notes prepare preparing update updated upgrade upgraded bump bumped changes fixed new "
+    b"released version broken added introduced removed fixes corrections references".split()
+)
+_PACKAGE_NAME = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789+.-")
+
+
+def _word_before(data: bytes, q: int) -> bytes:
+    """The letters (at most 10) ending at q as a whole word, or b""."""
+    w = q
+    while w > 0 and q - w < 10 and data[w - 1] in _ALPHA:
+        w -= 1
+    if w == q or (w > 0 and data[w - 1] in _ALPHA):
+        return b""
+    return data[w:q]
+
+
+def _after_constraint(data: bytes, a: int) -> bool:
+    """A version constraint: ``>= ``, ``<= ``, ``>> `` or ``<< `` (the space optional)."""
+    q = a - 1 if a > 0 and data[a - 1] == 32 else a
+    if q < 2:
+        return False
+    x, y = data[q - 2], data[q - 1]
+    return (y == 61 and x in b"><") or (x == y and x in b"><")
+
+
+def _after_context_word(data: bytes, a: int) -> bool:
+    q, skipped = a, 0
+    while q > 0 and skipped < 3 and data[q - 1] in b" \t:=.":
+        q -= 1
+        skipped += 1
+    if skipped == 0:
+        return False
+    if q >= 2 and data[q - 2 : q] == b"\xc2\xa7":  # U+00A7 SECTION SIGN
+        return True
+    word = _word_before(data, q).lower()
+    if not word:
+        return False
+    if word in _NOT_ADDRESS_WORDS:
+        return True
+    if word not in (b"to", b"for", b"in", b"from"):
+        return False
+    p = q - len(word)
+    if p == 0 or data[p - 1] != 32:
+        return False
+    return _word_before(data, p - 1).lower() in _BEFORE_PREPOSITION
+
+
+def _underlined(data: bytes, b: int) -> bool:
+    """The line after the one holding b is an underline: 3+ of ". - = * ~" and nothing else."""
+    limit = min(len(data), b + 200)
+    q = data.find(b"\n", b, limit)
+    if q < 0:
+        return False
+    r = q + 1
+    while r < len(data) and data[r] in b".-=*~":
+        r += 1
+    return r - (q + 1) >= 3 and (r == len(data) or data[r] == 10)
+
+
+def _starts_line(data: bytes, a: int) -> bool:
+    q = a
+    while q > 0 and data[q - 1] in b" \t":
+        q -= 1
+    return q == 0 or data[q - 1] == 10
+
+
+def _after_package_name(data: bytes, a: int) -> bool:
+    if a < 3 or data[a - 1] != 40 or data[a - 2] != 32:  # " ("
+        return False
+    q = a - 2
+    while q > 0 and data[q - 1] in _PACKAGE_NAME:
+        q -= 1
+    if q == a - 2 or not (data[q] in _ALPHA or data[q] in _DIGIT):
+        return False
+    if q != 0 and data[q - 1] != 10:
+        return False
+    # ... and the line is a Debian changelog entry header: "pkg (1.2.3.4) dist; urgency=low".
+    limit = min(len(data), a + 200)
+    e = data.find(b"\n", a, limit)
+    if e < 0:
+        e = limit
+    return data.find(b"urgency=", a, e) >= 0
+
+
+_TITLE_WORD = _WORD | frozenset(b"+-")
+_UPPER = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def _release_title(data: bytes, a: int, b: int) -> bool:
+    """Indentation, one word starting upper-case, one space, the quad, trailing spaces, line end
+    (``      Git 1.7.4.4``)."""
+    if a < 3 or data[a - 1] != 32:
+        return False
+    w = a - 1
+    while w > 0 and a - 1 - w < 32 and data[w - 1] in _TITLE_WORD:
+        w -= 1
+    if w == a - 1 or data[w] not in _UPPER or not _starts_line(data, w):
+        return False
+    e = b
+    while e < len(data) and data[e] in b" \t":
+        e += 1
+    return e == len(data) or data[e] in b"\n\r"
+
+
+def _after_date(data: bytes, a: int) -> bool:
+    """``2014-03-26 (3.8.4.2)``: a release date, a space, an opening parenthesis."""
+    if a < 12 or data[a - 1] != 40 or data[a - 2] != 32:
+        return False
+    d = a - 12
+    for k in range(10):
+        c = data[d + k]
+        if (c != 45) if k in (4, 7) else (c not in _DIGIT):
+            return False
+    return d == 0 or data[d - 1] not in _WORD
+
+
+def _ipv4_not_an_address(data: bytes, a: int, b: int) -> bool:
+    """The IPv4 context rules: the valid dotted quad data[a:b] is a version or a section number."""
+    nxt = _at(data, b)
+    if nxt in b"-~+" and nxt != 0 and _at(data, b + 1) in _ALNUM_BYTES:
+        if nxt != 45:  # '~' or '+': a version suffix
+            return True
+        c = b + 1
+        while c < len(data) and data[c] in b"0123456789.":
+            c += 1
+        d = c
+        while d > b + 1 and data[d - 1] == 46:
+            d -= 1
+        if _at(data, c) in _WORD or parse_ipv4(data[b + 1 : d]) is None:
+            return True  # "2.10.0.27-0.cvs"; "1.1.1.1-1.0.0.1" is a range of addresses
+    if (
+        _after_context_word(data, a)
+        or _after_package_name(data, a)
+        or _after_date(data, a)
+        or _after_constraint(data, a)
+        or _release_title(data, a, b)
+    ):
+        return True
+    if a >= 2 and data[a - 1] == 45 and data[a - 2] in _ALPHA:  # "shadow-4.1.4.2"
+        return True
+    # A section number heading its line: "12.3.2.2. Title", or "7.5.1.3 Title" underlined.
+    if _starts_line(data, a):
+        after = _at(data, b + 1)
+        if nxt == 46 and (after == 0 or after in b" \t\n"):
+            return True
+        if nxt == 32 and _underlined(data, b):
+            return True
+    return False
+
+
 def _ipv4s(data: bytes, mask_private: bool, out: list[tuple[int, int, int]]) -> None:
     for m in _IPV4_RUN.finditer(data):
         s, e = m.span()
@@ -216,6 +444,8 @@ def _ipv4s(data: bytes, mask_private: bool, out: list[tuple[int, int, int]]) -> 
             b -= 1
         v = parse_ipv4(data[a:b])
         if v is None or (not mask_private and not ipv4_is_public(v)):
+            continue
+        if _ipv4_not_an_address(data, a, b):
             continue
         out.append((a, b, _IP))
 
@@ -304,8 +534,14 @@ def card_issuer_known(digits: bytes) -> bool:
 
 
 def _card_edge_ok(b: int, beyond: int) -> bool:
-    """Not a letter or '_' next to the digits, not a decimal point between digits."""
-    return not (b in _ALPHA or b == 95 or (b == 46 and beyond in _DIGIT))
+    """Not a letter or '_' next to the digits, not a decimal point between digits, not a '-'
+    that glues the digits to an identifier (``mpath-35333333000002328``)."""
+    return not (
+        b in _ALPHA
+        or b == 95
+        or (b == 46 and beyond in _DIGIT)
+        or (b == 45 and (beyond in _ALPHA or beyond == 95))
+    )
 
 
 def _card_number(data: bytes, a: int, b: int, out: list[tuple[int, int, int]]) -> None:

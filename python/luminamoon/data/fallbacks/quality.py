@@ -37,10 +37,10 @@ _PRESETS: dict[str, tuple[_Spec, ...]] = {
     "default": (
         ("min_words", "count", 10, "words", "<"),
         ("min_char_entropy", "ratio", 3.5, "char_entropy", "<"),
-        ("max_char_entropy", "ratio", 5.5, "char_entropy", ">"),
+        ("max_char_entropy", "ratio", 5.5, "adjusted_char_entropy", ">"),
         ("max_ngram_repetition", "ratio", 0.4, "ngram_repetition", ">"),
         ("max_symbol_ratio", "ratio", 0.3, "symbol_ratio", ">"),
-        ("max_capitalized_word_ratio", "ratio", 0.5, "capitalized_word_ratio", ">"),
+        ("max_capitalized_word_ratio", "ratio", 0.5, "capitalized_word_share", ">"),
         ("ngram_n", "param", 2, "", ""),
         ("ngram_window", "param", 1000, "", ""),
     ),
@@ -119,9 +119,11 @@ METRIC_NAMES: tuple[str, ...] = (
     "chars",
     "words",
     "char_entropy",
+    "adjusted_char_entropy",
     "ngram_repetition",
     "symbol_ratio",
     "capitalized_word_ratio",
+    "capitalized_word_share",
     "gopher_words",
     "gopher_mean_word_length",
     "gopher_hash_ratio",
@@ -279,6 +281,40 @@ def char_entropy(text: str) -> float:
     return max(0.0, math.log2(float(n)) - total / n)
 
 
+def _large_alphabet(cp: int) -> bool:
+    """Han, Kana and Hangul: scripts of thousands of symbols (6-9 bits per character)."""
+    return (
+        0x1100 <= cp <= 0x11FF
+        or 0x3040 <= cp <= 0x30FF
+        or 0x3130 <= cp <= 0x318F
+        or 0x31F0 <= cp <= 0x31FF
+        or 0x3400 <= cp <= 0x4DBF
+        or 0x4E00 <= cp <= 0x9FFF
+        or 0xAC00 <= cp <= 0xD7AF
+        or 0xF900 <= cp <= 0xFAFF
+        or 0xFF66 <= cp <= 0xFF9F
+        or 0x20000 <= cp <= 0x2FA1F
+    )
+
+
+def adjusted_char_entropy(text: str, entropy: float) -> float:
+    """char_entropy minus what the text's scripts allow above the Latin threshold: 4.5 bits
+    times the share of large-alphabet code points, plus up to 1 bit for a second alphabet
+    (4 times the share of non-ASCII code points, capped at 1); at least 0."""
+    n = len(text)
+    if n == 0:
+        return entropy
+    non_ascii = large = 0
+    for ch in text:
+        cp = ord(ch)
+        if cp >= 128:
+            non_ascii += 1
+            if _large_alphabet(cp):
+                large += 1
+    allowance = 4.5 * (large / n) + min(1.0, 4.0 * (non_ascii / n))
+    return max(0.0, entropy - allowance)
+
+
 def _has_letter(token: str) -> bool:
     return any(flags_of(ch) & tables.ALPHA for ch in token)
 
@@ -331,6 +367,12 @@ def capitalized_word_ratio(words: Sequence[str]) -> float:
         elif f & tables.LOWER:
             cased += 1
     return _ratio(capitalized, cased)
+
+
+def capitalized_word_share(words: Sequence[str]) -> float:
+    """The words that start with an upper- or titlecase letter, among all the words (cased or
+    not): the script-aware form the default preset's rule uses."""
+    return _ratio(sum(1 for w in words if flags_of(w[0]) & tables.UPPER), len(words))
 
 
 def _find_duplicates(items: list[str]) -> tuple[int, int]:
@@ -410,15 +452,18 @@ def _int_setting(s: dict[str, Setting], name: str) -> int:
 
 
 def _core_metrics(doc: _Doc, s: dict[str, Setting]) -> dict[str, float]:
+    entropy = char_entropy(doc.text)
     return {
         "chars": float(len(doc.text)),
         "words": float(len(doc.words)),
-        "char_entropy": char_entropy(doc.text),
+        "char_entropy": entropy,
+        "adjusted_char_entropy": adjusted_char_entropy(doc.text, entropy),
         "ngram_repetition": ngram_repetition(
             doc.words, _int_setting(s, "ngram_n"), _int_setting(s, "ngram_window")
         ),
         "symbol_ratio": symbol_ratio(doc.text),
         "capitalized_word_ratio": capitalized_word_ratio(doc.words),
+        "capitalized_word_share": capitalized_word_share(doc.words),
     }
 
 
