@@ -632,24 +632,32 @@ def _import_zstandard() -> Any:
     return zstandard
 
 
+def _open_nonblocking(path: str) -> int:
+    """``os.open`` that cannot hang on a FIFO without a writer; blocking mode is restored by the
+    caller once the file type is known (checked on the descriptor: no stat-then-open race)."""
+    return os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+
+
 def _open_source(path: str, compression: str) -> tuple[_Source | None, str]:
     try:
-        file = open(path, "rb")  # noqa: SIM115 - the source owns it
-    except IsADirectoryError:  # open(2) itself accepts a directory; Python's open() does not
+        fd = _open_nonblocking(path)
+    except IsADirectoryError:
         return None, "it is a directory"
     except OSError as exc:
         return None, str(exc.strerror or exc)
     try:
-        mode = os.fstat(file.fileno()).st_mode
+        mode = os.fstat(fd).st_mode
     except OSError as exc:
-        file.close()
+        os.close(fd)
         return None, str(exc.strerror)
     if stat.S_ISDIR(mode):
-        file.close()
+        os.close(fd)
         return None, "it is a directory"
     if not stat.S_ISREG(mode):
-        file.close()  # FIFOs and devices could block or never end: never a hang
+        os.close(fd)  # FIFOs and devices could block or never end: never a hang
         return None, "not a regular file"
+    os.set_blocking(fd, True)
+    file = open(fd, "rb")  # noqa: SIM115 - the source owns it
     if compression == "gzip":
         return _GzipSource(file), ""
     if compression == "zstd":
@@ -664,7 +672,12 @@ def _open_source(path: str, compression: str) -> tuple[_Source | None, str]:
 
 def _count_newlines_in_file(path: str, count: int) -> int | None:
     try:
-        with open(path, "rb") as f:
+        fd = _open_nonblocking(path)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            return None
+        os.set_blocking(fd, True)
+        with open(fd, "rb") as f:
             lines = done = 0
             while done < count:
                 piece = f.read(min(1 << 20, count - done))
