@@ -15,6 +15,7 @@ from typing import Any, TypeAlias
 
 from ..errors import MalformedInputError
 from ._arrow import is_arrow_object, iter_arrow_values
+from ._nocopy import NoCopy
 from .suggest import reject_unknown_options
 
 __all__ = ["HORIZONTAL_WHITESPACE", "TextCleaner"]
@@ -92,7 +93,7 @@ def _as_bytes(text: object, where: str) -> bytes:
         return view.tobytes()
 
 
-class TextCleaner:
+class TextCleaner(NoCopy):
     """Cleans documents by the steps of docs/cleaner.md; counts what each step changed."""
 
     def __init__(

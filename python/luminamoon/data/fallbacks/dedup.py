@@ -14,8 +14,9 @@ from collections.abc import Sequence
 from typing import Any, TypeAlias
 
 from ._arrow import is_arrow_object, iter_arrow_values
+from ._nocopy import NoCopy
 from .suggest import reject_unknown_options
-from .tracker import NoCopy, StateTracker
+from .tracker import StateTracker
 from .xxh3 import xxh3_64_digest
 
 __all__ = ["StreamDeduplicator", "xxh3_64"]

@@ -15,7 +15,8 @@ import zlib
 from collections.abc import Sequence
 
 from ..errors import CorruptCheckpointError, LuminaMoonError
-from .tracker import NoCopy, _fsync, _fsync_dir, _pread_exact, _pwrite_all, open_regular
+from ._files import _fsync, _fsync_dir, _pread_exact, _pwrite_all, open_regular
+from ._nocopy import NoCopy
 
 __all__ = [
     "HEADER_SIZE",
@@ -143,9 +144,7 @@ class EpochLog(NoCopy):
         self._records: list[bytes] = []
         joined = history == "joined"
         try:
-            self._fd = open_regular(
-                path, os.O_RDONLY if read_only else os.O_RDWR, "companion file"
-            )
+            self._fd = open_regular(path, os.O_RDONLY if read_only else os.O_RDWR, "companion file")
             created = False
         except FileNotFoundError:
             if joined:

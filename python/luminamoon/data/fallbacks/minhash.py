@@ -32,9 +32,10 @@ from typing import Any, TypeAlias
 from ..errors import ConfigError, CorruptCheckpointError, LuminaMoonError
 from ._arrow import is_arrow_object, iter_arrow_values
 from ._minhash_unicode import LOWER_PAIRS, WORD_RANGES
+from ._nocopy import NoCopy
 from .epoch_log import EpochLog
 from .suggest import did_you_mean, reject_unknown_options
-from .tracker import NoCopy, StateTracker
+from .tracker import StateTracker
 from .xxh3 import xxh3_64_digest
 
 try:  # optional: a faster path to the very same integers

@@ -21,16 +21,18 @@ import contextlib
 import errno
 import fcntl
 import os
-import stat
 import struct
 import sys
 import threading
 import weakref
 import zlib
-from typing import TYPE_CHECKING, Any, NoReturn, Protocol, SupportsIndex
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import CheckpointLockedError, CorruptCheckpointError, LuminaMoonError
+from ._files import _fsync, _fsync_dir, _pread_exact, _pwrite_all, open_regular
+from ._nocopy import NoCopy
 from .coordinate import COORDINATE_SIZE, StreamCoordinate
+from .epoch_log import EpochLog, decode_epoch_log, newest_header_epoch
 from .suggest import reject_unknown_options
 
 if TYPE_CHECKING:
@@ -38,7 +40,6 @@ if TYPE_CHECKING:
     from types import TracebackType
 
     from .dedup import StreamDeduplicator
-    from .epoch_log import EpochLog
 
 
 class CommitParticipant(Protocol):
@@ -56,45 +57,14 @@ class CommitParticipant(Protocol):
     def _companion_kind(self) -> str: ...
 
 
-def refuse_copy(obj: object) -> TypeError:
-    """The TypeError of ``copy.copy``/``copy.deepcopy``/``pickle`` on a stateful object.
-
-    Like the native classes: a copy would share file descriptors, locks and staged state, so
-    every stateful class of both backends refuses to be copied or pickled."""
-    return TypeError(f"cannot pickle '{type(obj).__name__}' object")
-
-
-class NoCopy:
-    """Mixin: copying or pickling raises TypeError (see ``refuse_copy``)."""
-
-    __slots__ = ()
-
-    def __copy__(self) -> NoReturn:
-        raise refuse_copy(self)
-
-    def __deepcopy__(self, memo: object) -> NoReturn:
-        raise refuse_copy(self)
-
-    def __reduce_ex__(self, protocol: SupportsIndex) -> NoReturn:
-        raise refuse_copy(self)
-
-    def __reduce__(self) -> NoReturn:
-        raise refuse_copy(self)
-
-    def __getstate__(self) -> NoReturn:
-        raise refuse_copy(self)
-
-
 __all__ = [
     "META_SIZE",
     "REGISTRY_SUFFIX",
     "SLOT_SIZE",
     "WAL_SUFFIX",
     "CommitParticipant",
-    "NoCopy",
     "StateTracker",
     "open_regular",
-    "refuse_copy",
 ]
 
 MAGIC = b"LMDL"
@@ -154,89 +124,6 @@ def decode_slot(raw: bytes) -> _Slot | str | None:
     return _Slot(epoch, batch_id, StreamCoordinate.from_bytes(coord), dedup_count)
 
 
-def _pwrite_all(fd: int, data: bytes, offset: int, filename: str) -> None:
-    view = memoryview(data)
-    try:
-        while view:
-            written = os.pwrite(fd, view, offset)
-            view = view[written:]
-            offset += written
-    except OSError as exc:
-        raise OSError(exc.errno, exc.strerror, filename) from exc
-
-
-def _pread_exact(fd: int, size: int, offset: int, filename: str) -> bytes:
-    chunks: list[bytes] = []
-    try:
-        while size > 0:
-            chunk = os.pread(fd, size, offset)
-            if not chunk:
-                raise CorruptCheckpointError(f"{filename}: file shrank while it was being read")
-            chunks.append(chunk)
-            size -= len(chunk)
-            offset += len(chunk)
-    except OSError as exc:
-        raise OSError(exc.errno, exc.strerror, filename) from exc
-    return b"".join(chunks)
-
-
-def _fsync(fd: int, filename: str) -> None:
-    """fdatasync, like the native tracker: data and file size are all the formats need."""
-    try:
-        os.fdatasync(fd)
-    except OSError as exc:
-        raise OSError(exc.errno, exc.strerror, filename) from exc
-
-
-def _fsync_dir(directory: str) -> None:
-    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        _fsync(fd, directory)
-    finally:
-        os.close(fd)
-
-
-_FILE_KINDS = (
-    (stat.S_ISDIR, "a directory"),
-    (stat.S_ISFIFO, "a FIFO"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-)
-
-
-def _non_regular_kind(mode: int) -> str:
-    if stat.S_ISREG(mode):
-        return ""
-    for test, kind in _FILE_KINDS:
-        if test(mode):
-            return kind
-    return "not a regular file"
-
-
-def open_regular(path: str, flags: int, what: str, mode: int = 0o666) -> int:
-    """``os.open`` for a checkpoint file: never blocks (a FIFO without a writer would block an
-    ``O_RDONLY`` open forever) and raises CorruptCheckpointError for anything but a regular file,
-    worded like the native ``require_regular_file``. ``FileNotFoundError`` passes through."""
-    fd = os.open(path, flags | os.O_CLOEXEC | os.O_NONBLOCK, mode)
-    try:
-        kind = _non_regular_kind(os.fstat(fd).st_mode)
-        if kind:
-            raise CorruptCheckpointError(_not_regular_message(path, what, kind))
-        os.set_blocking(fd, True)
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
-
-
-def _not_regular_message(path: str, what: str, kind: str) -> str:
-    return (
-        f"corrupt checkpoint file {path}: the {what} is {kind}, not a regular file; a "
-        "checkpoint's files (.meta, .dedup, companions) must be regular files"
-    )
-
-
 def _plural(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
@@ -251,8 +138,6 @@ def _wal_short_message(meta: str, wal: str, have: int, count: int) -> str:
 
 def _newest_header_of(path: str) -> int | None:
     """Newest valid EpochLog header epoch of ``path`` (0: none valid), None when missing."""
-    from .epoch_log import newest_header_epoch
-
     try:
         fd = open_regular(path, os.O_RDONLY, "companion file")
     except FileNotFoundError:
@@ -470,8 +355,6 @@ class StateTracker(NoCopy):
         companion headers of epoch 1; anything more means the .meta was wiped or replaced, and
         truncating the WAL or resetting companions now would destroy the only copy of that
         state. Same rules and wording as the native tracker."""
-        from .epoch_log import decode_epoch_log
-
         evidence: list[str] = []
         if wal_size > 0 and meta_size < META_SIZE:
             evidence.append(
@@ -512,8 +395,6 @@ class StateTracker(NoCopy):
 
     def _open_registry(self) -> None:
         """Which companion kinds have joined a commit (``<meta>.participants``)."""
-        from .epoch_log import EpochLog
-
         if not os.path.exists(self._registry_path):
             return  # nothing registered; a writer creates it when a commit needs it
         self._registry_present = True
@@ -660,7 +541,7 @@ class StateTracker(NoCopy):
             and 0 <= batch_id <= _U64_MAX
         ):
             raise ValueError(
-                f"StateTracker.update: batch_id must be an int in [0, {_U64_MAX}] (u64), "
+                f"StateTracker.update: batch_id must be an int in [0, {_U64_MAX}], "
                 f"got {batch_id!r}"
             )
         if not isinstance(coordinate, StreamCoordinate):
@@ -702,8 +583,6 @@ class StateTracker(NoCopy):
 
     def commit(self) -> int:
         """Make the staged state durable (SPEC 3.3 protocol); returns the new epoch."""
-        from .epoch_log import EpochLog
-
         with self._lock:
             self._check_writable("commit")
             participants = self._participants()
@@ -795,7 +674,7 @@ class StateTracker(NoCopy):
             ]
 
     def _companion_history(self, kind: str) -> str:
-        """"joined" (registered: joined every commit since), "never" (the registry exists
+        """ "joined" (registered: joined every commit since), "never" (the registry exists
         without it) or "unknown" (no registry); see epoch_log.h CompanionHistory."""
         with self._lock:
             if kind in self._registered:
