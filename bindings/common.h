@@ -38,7 +38,7 @@ T* to_instance(nb::handle value, const char* owner, const char* param, const cha
                bool allow_none) {
   if (allow_none && value.is_none()) return nullptr;
   if (!nb::isinstance<T>(value)) {
-    const std::string expected = std::string(type_name) + (allow_none ? " or None" : "");
+    const std::string expected = "a " + std::string(type_name) + (allow_none ? " or None" : "");
     throw_type_error(owner, param, expected.c_str(), value);
   }
   return nb::inst_ptr<T>(value);

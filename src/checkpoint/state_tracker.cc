@@ -62,8 +62,8 @@ std::optional<std::uint64_t> newest_header_of(const std::string& path) {
   return newest_epoch_log_header(read_whole(file));
 }
 
-std::string wal_short_message(const std::string& meta, const std::string& wal,
-                              std::uint64_t have, std::uint32_t count) {
+std::string wal_short_message(const std::string& meta, const std::string& wal, std::uint64_t have,
+                              std::uint32_t count) {
   return "corrupt checkpoint " + meta + ": its WAL " + wal + " holds " +
          plural(have, "byte", "bytes") + " but the active slot commits " +
          plural(count, "hash", "hashes") + " (" + std::to_string(std::uint64_t{count} * 8) +
@@ -87,8 +87,8 @@ StateTracker::StateTracker(std::string path, StateTrackerOptions options)
       if (active_slot_ < 0) check_fresh_state(files_->meta.size(), have);
       const std::uint64_t need = std::uint64_t{committed_.dedup_count} * kHashBytes;
       if (have < need) {
-        throw CorruptCheckpointError(wal_short_message(path_, wal_path(), have,
-                                                       committed_.dedup_count));
+        throw CorruptCheckpointError(
+            wal_short_message(path_, wal_path(), have, committed_.dedup_count));
       }
       open_registry();
       return;
@@ -149,17 +149,19 @@ void StateTracker::check_fresh_state(std::uint64_t meta_size, std::uint64_t wal_
                        "), written only by a commit after the .meta was created");
   }
   std::vector<std::string> kinds;
-  if (const auto newest = newest_header_of(registry_path()); newest && *newest >= 2) {
-    evidence.push_back("the participant registry " + registry_path() + " records epoch " +
-                       std::to_string(*newest) + ", so epoch " + std::to_string(*newest - 1) +
-                       " was committed");
+  if (const auto newest = newest_header_of(registry_path()); newest && *newest >= 1) {
+    if (*newest >= 2) {
+      evidence.push_back("the participant registry " + registry_path() + " records epoch " +
+                         std::to_string(*newest) + ", so epoch " + std::to_string(*newest - 1) +
+                         " was committed");
+    }
     PosixFile file = PosixFile::open_if_exists(registry_path(), O_RDONLY);
     try {
       for (const auto& r : decode_epoch_log(read_whole(file), *newest, registry_path()).records) {
         kinds.emplace_back(r.begin(), r.end());
       }
     } catch (const CorruptCheckpointError&) {
-      // Its own damage does not matter here: the evidence above already stands.
+      // Damage of the registry itself is reported when it is opened; here only evidence counts.
     }
   }
   for (const std::string& kind : kinds) {
@@ -173,10 +175,9 @@ void StateTracker::check_fresh_state(std::uint64_t meta_size, std::uint64_t wal_
     evidence.push_back("its WAL " + wal_path() + " holds " + plural(wal_size, "byte", "bytes") +
                        " (" + plural(wal_size / kHashBytes, "hash", "hashes") + ")");
   }
-  std::string message = "corrupt checkpoint " + path_ + ": it holds no committed slot (" +
-                        (meta_size == 0 ? std::string("0 bytes")
-                                        : std::to_string(meta_size) + " bytes") +
-                        ") but ";
+  std::string message =
+      "corrupt checkpoint " + path_ + ": it holds no committed slot (" +
+      (meta_size == 0 ? std::string("0 bytes") : std::to_string(meta_size) + " bytes") + ") but ";
   for (std::size_t i = 0; i < evidence.size(); ++i) message += (i ? "; " : "") + evidence[i];
   message +=
       ". A commit completed, so the .meta was wiped or replaced; nothing was truncated. Restore " +
@@ -321,8 +322,8 @@ std::uint64_t StateTracker::commit() {
   for (const std::string& kind : registered_) {
     if (std::none_of(participants_.begin(), participants_.end(),
                      [&](const CommitParticipant* p) { return p->companion_kind() == kind; })) {
-      throw Error("StateTracker.commit: checkpoint " + path_ + " has committed with its " +
-                  kind + " companion (" + companion_path(kind) +
+      throw Error("StateTracker.commit: checkpoint " + path_ + " has committed with its " + kind +
+                  " companion (" + companion_path(kind) +
                   ") and must keep doing so; attach that stage (e.g. a MinHashDeduplicator for "
                   "'minhash') before committing, so its state stays in step with the stream");
     }
@@ -347,8 +348,8 @@ std::uint64_t StateTracker::commit() {
   const bool write_registry = !joining.empty() || (next_epoch >= 2 && !registry_has_header);
   if (write_registry) {
     if (files_->registry == nullptr) {
-      files_->registry = std::make_unique<EpochLog>(registry_path(), committed_.epoch, false,
-                                                    options_.durable);
+      files_->registry =
+          std::make_unique<EpochLog>(registry_path(), committed_.epoch, false, options_.durable);
       registry_present_ = true;
     }
     files_->registry->prepare_commit(next_epoch, joining);

@@ -364,11 +364,12 @@ class StateTracker(NoCopy):
             )
         kinds: list[str] = []
         newest = _newest_header_of(self._registry_path)
-        if newest is not None and newest >= 2:
-            evidence.append(
-                f"the participant registry {self._registry_path} records epoch {newest}, so "
-                f"epoch {newest - 1} was committed"
-            )
+        if newest is not None and newest >= 1:
+            if newest >= 2:
+                evidence.append(
+                    f"the participant registry {self._registry_path} records epoch {newest}, "
+                    f"so epoch {newest - 1} was committed"
+                )
             with contextlib.suppress(CorruptCheckpointError, OSError):
                 with open(self._registry_path, "rb") as f:
                     data = f.read()
@@ -541,8 +542,7 @@ class StateTracker(NoCopy):
             and 0 <= batch_id <= _U64_MAX
         ):
             raise ValueError(
-                f"StateTracker.update: batch_id must be an int in [0, {_U64_MAX}], "
-                f"got {batch_id!r}"
+                f"StateTracker.update: batch_id must be an int in [0, {_U64_MAX}], got {batch_id!r}"
             )
         if not isinstance(coordinate, StreamCoordinate):
             raise TypeError(
