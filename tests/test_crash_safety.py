@@ -607,7 +607,8 @@ def test_wiped_meta_is_corrupt_and_nothing_is_truncated(
         with pytest.raises(CorruptCheckpointError) as info:
             backend.StateTracker(meta, read_only=read_only, durable=False)
         message = str(info.value)
-        assert str(meta) in message and "no committed slot" in message
+        assert str(meta) in message
+        assert "no committed slot" in message
         # Its one header comes from commit 2: proof that commit 1 landed.
         assert f"{meta}.participants records epoch 2, so epoch 1 was committed" in message
         assert f"{meta}.dedup holds" in message

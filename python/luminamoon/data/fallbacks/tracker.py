@@ -704,5 +704,5 @@ class StateTracker(NoCopy):
             raw = _pread_exact(self._wal_fd, needed, 0, self._wal_path) if needed else b""
             self._dedup_ref = weakref.ref(dedup)
             # First in commit order: its prepare step is the WAL append.
-            self._participant_refs.insert(0, weakref.ref(dedup))  # type: ignore[arg-type]
+            self._participant_refs.insert(0, weakref.ref(dedup))
             return _bytes_to_hashes(raw)
