@@ -74,7 +74,7 @@ def main(directory: Path) -> int:
         tracker.commit()
         state = (dedup.committed_count, tracker.dedup_count, os.path.getsize(f"{meta}.dedup") // 8)
         kept = index.committed_count
-        del dedup, index
+
     if state != (total, total, total):
         print(
             f"tsan_driver: committed/dedup_count/WAL = {state}, expected {total}", file=sys.stderr
