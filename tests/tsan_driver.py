@@ -80,12 +80,11 @@ def main(directory: Path) -> int:
             f"tsan_driver: committed/dedup_count/WAL = {state}, expected {total}", file=sys.stderr
         )
         return 1
-    with native.StateTracker(meta, durable=False) as tracker:
-        index = native.MinHashDeduplicator(tracker, num_perm=16)
-        if index.committed_count != kept:
-            print(f"tsan_driver: index reopened with {index.committed_count} != {kept}")
+    with native.StateTracker(meta, durable=False) as reopened:
+        again = native.MinHashDeduplicator(reopened, num_perm=16)
+        if again.committed_count != kept:
+            print(f"tsan_driver: index reopened with {again.committed_count} != {kept}")
             return 1
-        del index
     print(f"tsan_driver: {total} documents, {kept} indexed, no race reported")
     return 0
 
