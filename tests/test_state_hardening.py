@@ -427,3 +427,46 @@ def test_committing_without_a_registered_companion_is_refused(tmp_meta: Path) ->
         index = lmd.MinHashDeduplicator(tracker, num_perm=16)
         assert tracker.commit() == 2
         del index
+
+
+# -- minor item: skipping an over-long record holds the limit plus one block, not twice ---------
+
+_RSS_CHILD = """
+import resource, sys, luminamoon.data as lmd
+path, small, limit = sys.argv[1], sys.argv[2], int(sys.argv[3])
+for _ in lmd.ShardReader(small):
+    pass
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+reader = lmd.ShardReader(path, max_record_bytes=limit)
+texts = [t for batch in reader for t in batch.texts]
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(texts, [e.kind for e in reader.errors], (after - before) * 1024)
+"""
+
+
+def test_skipping_an_over_long_record_holds_limit_plus_one_block(
+    tmp_path: Path, subprocess_env: dict[str, str]
+) -> None:
+    limit, block = 16 << 20, 4 << 20  # block: the reader's read-ahead (shard_reader.cc)
+    big = tmp_path / "big.jsonl"
+    with big.open("w") as f:
+        f.write('{"text": "' + "a" * (3 * limit) + '"}\n{"text": "ok"}\n')
+    small = tmp_path / "small.jsonl"
+    small.write_text('{"text": "x"}\n')
+    run = subprocess.run(
+        [sys.executable, "-c", _RSS_CHILD, str(big), str(small), str(limit)],
+        env=subprocess_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    texts, kinds, grown = (
+        run.stdout.rsplit(" ", 2)[0],
+        run.stdout.split("] ")[1],
+        int(run.stdout.split()[-1]),
+    )
+    assert texts.startswith("['ok']")
+    assert "record_too_long" in kinds
+    # Before: ~2.8x the limit natively (a zero-filled std::vector grown by copies).
+    assert grown < limit + block + (8 << 20), f"peak RSS grew by {grown / 2**20:.1f} MiB"
