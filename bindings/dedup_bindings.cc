@@ -38,8 +38,8 @@ void bind_dedup(nb::module_& m) {
             reject_unknown_kwargs("StreamDeduplicator", options, {"tracker", "threads"});
             const auto n = static_cast<unsigned>(
                 to_unsigned(threads, "threads", std::numeric_limits<unsigned>::max()));
-            StateTracker* tracker = to_instance<StateTracker>(
-                tracker_arg, "StreamDeduplicator", "tracker", "StateTracker", true);
+            StateTracker* tracker = to_instance<StateTracker>(tracker_arg, "StreamDeduplicator",
+                                                              "tracker", "StateTracker", true);
             nb::gil_scoped_release release;
             new (self) StreamDeduplicator(tracker, StreamDeduplicatorOptions{n});
           },

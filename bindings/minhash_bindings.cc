@@ -130,8 +130,8 @@ void bind_minhash(nb::module_& m) {
             o.store_signatures = store_signatures.ptr() == Py_True;
             o.threads = static_cast<unsigned>(
                 in_range(threads, "threads", 0, std::numeric_limits<unsigned>::max()));
-            StateTracker* tracker = to_instance<StateTracker>(
-                tracker_arg, "MinHashDeduplicator", "tracker", "StateTracker", true);
+            StateTracker* tracker = to_instance<StateTracker>(tracker_arg, "MinHashDeduplicator",
+                                                              "tracker", "StateTracker", true);
             nb::gil_scoped_release release;
             new (self) MinHashDeduplicator(tracker, o);
           },

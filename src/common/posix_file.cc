@@ -90,8 +90,8 @@ std::string PosixFile::non_regular_kind() const {
 void require_regular_file(const PosixFile& file, const std::string& what) {
   const std::string kind = file.non_regular_kind();
   if (kind.empty()) return;
-  throw CorruptCheckpointError("corrupt checkpoint file " + file.path() + ": the " + what +
-                               " is " + kind +
+  throw CorruptCheckpointError("corrupt checkpoint file " + file.path() + ": the " + what + " is " +
+                               kind +
                                ", not a regular file; a checkpoint's files (.meta, .dedup, "
                                "companions) must be regular files");
 }

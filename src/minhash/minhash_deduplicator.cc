@@ -58,7 +58,7 @@ LshShape resolve_shape(const MinHashOptions& o) {
   if (shape.bands == 0 || shape.rows == 0 ||
       std::uint64_t{shape.bands} * shape.rows > std::uint64_t{p}) {
     // The resolved shape, and which half was derived: the same wording as the fallback.
-    const char* derived = o.bands == 0   ? " (bands derived as num_perm // rows)"
+    const char* derived = o.bands == 0  ? " (bands derived as num_perm // rows)"
                           : o.rows == 0 ? " (rows derived as num_perm // bands)"
                                         : "";
     throw InvalidArgument("MinHashDeduplicator: bands * rows must be at most num_perm (" +

@@ -70,7 +70,7 @@ class StreamDeduplicator final : public CommitParticipant {
   // Bytes the hash sets and the staging log hold now (capacity, not size).
   std::size_t memory_bytes() const;
 
- // CommitParticipant (called by the attached tracker with its mutex held).
+  // CommitParticipant (called by the attached tracker with its mutex held).
   bool has_staged() const override;
   void prepare_commit(std::uint64_t epoch, bool durable) override;
   void finish_commit() noexcept override;
@@ -88,7 +88,7 @@ class StreamDeduplicator final : public CommitParticipant {
   mutable std::mutex mutex_;
   StateTracker* tracker_ = nullptr;
   std::size_t prepared_ = 0;  // staged hashes (a prefix of staged_order) prepare_commit wrote
-  bool orphaned_ = false;  // its tracker was closed: commit/rollback would not be durable
+  bool orphaned_ = false;     // its tracker was closed: commit/rollback would not be durable
 };
 
 // XXH3-64 of every document, computed on `threads` workers (0 = hardware concurrency).
