@@ -29,6 +29,10 @@ def document(worker: int, batch: int, i: int) -> str:
 
 
 def main(directory: Path) -> int:
+    # The instrumented module from DIRECTORY, not an installed one.
+    if not Path(native.__file__).resolve().is_relative_to(directory.resolve()):
+        print(f"tsan_driver: imported {native.__file__}, not the one in {directory}")
+        return 1
     meta = directory / "tsan.meta"
     total = WORKERS * BATCHES * BATCH
     with native.StateTracker(meta, durable=False) as tracker:
