@@ -156,15 +156,17 @@ void bind_checkpoint(nb::module_& m) {
       "The 128-byte ping-pong .meta checkpoint (SPEC 3.2) and its .dedup WAL (SPEC 3.3).")
       .def(
           "__init__",
-          [](StateTracker* self, nb::handle path, bool read_only, bool durable,
+          [](StateTracker* self, nb::handle path, nb::handle read_only, nb::handle durable,
              const nb::kwargs& options) {
             reject_unknown_kwargs("StateTracker", options, {"read_only", "durable"});
-            const std::string p =
-                nb::cast<std::string>(nb::module_::import_("os").attr("fsdecode")(path));
+            const StateTrackerOptions o{to_bool(read_only, "StateTracker", "read_only"),
+                                        to_bool(durable, "StateTracker", "durable")};
+            const std::string p = to_path_str(path, "StateTracker", "path");
             nb::gil_scoped_release release;
-            new (self) StateTracker(p, StateTrackerOptions{read_only, durable});
+            new (self) StateTracker(p, o);
           },
-          "path"_a, nb::kw_only(), "read_only"_a = false, "durable"_a = true, "options"_a,
+          "path"_a.none(), nb::kw_only(), "read_only"_a.none() = false, "durable"_a.none() = true,
+          "options"_a,
           nb::sig("def __init__(self, path: str | os.PathLike[str], *, read_only: bool = False, "
                   "durable: bool = True, **options: object) -> None"))
       .def_prop_ro("path", &StateTracker::path)
@@ -187,10 +189,13 @@ void bind_checkpoint(nb::module_& m) {
           "(epoch, committed_batch_id, coordinate, dedup_count) of the active slot.")
       .def(
           "update",
-          [](StateTracker& t, nb::handle batch_id, const StreamCoordinate& coordinate) {
-            t.update(to_unsigned(batch_id, "batch_id", kU64), coordinate);
+          [](StateTracker& t, nb::handle batch_id, nb::handle coordinate) {
+            const std::uint64_t id = to_unsigned(batch_id, "StateTracker.update: batch_id", kU64);
+            const StreamCoordinate* c = to_instance<StreamCoordinate>(
+                coordinate, "StateTracker.update", "coordinate", "StreamCoordinate", false);
+            t.update(id, *c);
           },
-          "batch_id"_a.none(), "coordinate"_a,
+          "batch_id"_a.none(), "coordinate"_a.none(),
           nb::sig("def update(self, batch_id: int, coordinate: StreamCoordinate) -> None"),
           "Stage the position after `batch_id` in RAM; commit() makes it durable.")
       .def("commit", &StateTracker::commit, nb::call_guard<nb::gil_scoped_release>(),

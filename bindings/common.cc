@@ -35,6 +35,54 @@ std::uint64_t to_unsigned(nb::handle value, const char* what, std::uint64_t max)
   return v;
 }
 
+void throw_type_error(const char* owner, const char* param, const char* expected,
+                      nb::handle value) {
+  throw nb::type_error((std::string(owner) + ": " + param + " must be " + expected + ", got " +
+                        nb::type_name(value.type()).c_str())
+                           .c_str());
+}
+
+bool to_bool(nb::handle value, const char* owner, const char* param) {
+  if (!PyBool_Check(value.ptr())) throw_type_error(owner, param, "a bool", value);
+  return value.ptr() == Py_True;
+}
+
+std::string to_str(nb::handle value, const char* owner, const char* param) {
+  if (!PyUnicode_Check(value.ptr())) throw_type_error(owner, param, "a str", value);
+  return nb::cast<std::string>(value);
+}
+
+namespace {
+
+void check_path_type(nb::handle value, const char* owner, const char* param) {
+  if (!PyUnicode_Check(value.ptr()) && !PyBytes_Check(value.ptr()) &&
+      !nb::isinstance(value, nb::module_::import_("os").attr("PathLike"))) {
+    throw_type_error(owner, param, "a str or os.PathLike", value);
+  }
+}
+
+void reject_nul(const std::string& path) {
+  if (path.find('\0') != std::string::npos) throw nb::value_error("embedded null byte");
+}
+
+}  // namespace
+
+std::string to_path_str(nb::handle value, const char* owner, const char* param) {
+  check_path_type(value, owner, param);
+  std::string path = nb::cast<std::string>(nb::module_::import_("os").attr("fsdecode")(value));
+  reject_nul(path);
+  return path;
+}
+
+std::string to_path_bytes(nb::handle value, const char* owner, const char* param) {
+  check_path_type(value, owner, param);
+  nb::object encoded = nb::module_::import_("os").attr("fsencode")(value);
+  std::string path(PyBytes_AsString(encoded.ptr()),
+                   static_cast<std::size_t>(PyBytes_Size(encoded.ptr())));
+  reject_nul(path);
+  return path;
+}
+
 DocumentViews::~DocumentViews() {
   for (Py_buffer& buffer : buffers_) PyBuffer_Release(&buffer);
 }

@@ -16,6 +16,34 @@ namespace nb = nanobind;
 // An int (not bool) in [0, max]; otherwise ValueError "<what> must be an int in [0, max], got x".
 std::uint64_t to_unsigned(nb::handle value, const char* what, std::uint64_t max);
 
+// Typed arguments with the fallback's wording, naming the parameter (nanobind's own overload
+// error, "incompatible function arguments", names none):
+//   to_bool:  exactly a bool, else TypeError "<owner>: <param> must be a bool, got <type>";
+//   to_str:   a str, else TypeError "<owner>: <param> must be a str, got <type>";
+//   to_path_str / to_path_bytes: a str, bytes or os.PathLike as os.fsdecode / os.fsencode gives
+//             it, else TypeError "<owner>: <param> must be a str or os.PathLike, got <type>"; a
+//             NUL anywhere -> ValueError "embedded null byte" (what os.open raises), never a
+//             silently shortened path;
+//   to_instance<T>: an instance of the bound class T (or None when `allow_none`), else TypeError
+//             "<owner>: <param> must be a <T>[ or None], got <type>".
+bool to_bool(nb::handle value, const char* owner, const char* param);
+std::string to_str(nb::handle value, const char* owner, const char* param);
+std::string to_path_str(nb::handle value, const char* owner, const char* param);
+std::string to_path_bytes(nb::handle value, const char* owner, const char* param);
+[[noreturn]] void throw_type_error(const char* owner, const char* param, const char* expected,
+                                   nb::handle value);
+
+template <typename T>
+T* to_instance(nb::handle value, const char* owner, const char* param, const char* type_name,
+               bool allow_none) {
+  if (allow_none && value.is_none()) return nullptr;
+  if (!nb::isinstance<T>(value)) {
+    const std::string expected = "a " + std::string(type_name) + (allow_none ? " or None" : "");
+    throw_type_error(owner, param, expected.c_str(), value);
+  }
+  return nb::inst_ptr<T>(value);
+}
+
 // str / bytes / bytearray / memoryview as UTF-8 (str) or raw bytes. A str with a lone surrogate
 // -> ValueError (or, with LoneSurrogates::kSurrogatepass, its 'surrogatepass' encoding: each
 // surrogate becomes the invalid 3-byte sequence ED xx xx, for the TextCleaner to repair); any

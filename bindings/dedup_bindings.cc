@@ -33,11 +33,13 @@ void bind_dedup(nb::module_& m) {
       "Exact dedup by XXH3-64 in SwissTable sets, staged until commit (SPEC 3.3).")
       .def(
           "__init__",
-          [](StreamDeduplicator* self, StateTracker* tracker, nb::handle threads,
+          [](StreamDeduplicator* self, nb::handle tracker_arg, nb::handle threads,
              const nb::kwargs& options) {
             reject_unknown_kwargs("StreamDeduplicator", options, {"tracker", "threads"});
             const auto n = static_cast<unsigned>(
                 to_unsigned(threads, "threads", std::numeric_limits<unsigned>::max()));
+            StateTracker* tracker = to_instance<StateTracker>(tracker_arg, "StreamDeduplicator",
+                                                              "tracker", "StateTracker", true);
             nb::gil_scoped_release release;
             new (self) StreamDeduplicator(tracker, StreamDeduplicatorOptions{n});
           },

@@ -101,7 +101,7 @@ void bind_minhash(nb::module_& m) {
       "the signature estimate; staged until commit, persisted next to a StateTracker.")
       .def(
           "__init__",
-          [](MinHashDeduplicator* self, StateTracker* tracker, nb::handle num_perm,
+          [](MinHashDeduplicator* self, nb::handle tracker_arg, nb::handle num_perm,
              nb::handle threshold, nb::handle bands, nb::handle rows, nb::handle shingle,
              nb::handle ngram, nb::handle seed, nb::handle store_signatures, nb::handle threads,
              const nb::kwargs& options) {
@@ -130,6 +130,8 @@ void bind_minhash(nb::module_& m) {
             o.store_signatures = store_signatures.ptr() == Py_True;
             o.threads = static_cast<unsigned>(
                 in_range(threads, "threads", 0, std::numeric_limits<unsigned>::max()));
+            StateTracker* tracker = to_instance<StateTracker>(tracker_arg, "MinHashDeduplicator",
+                                                              "tracker", "StateTracker", true);
             nb::gil_scoped_release release;
             new (self) MinHashDeduplicator(tracker, o);
           },

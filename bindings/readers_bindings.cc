@@ -28,10 +28,18 @@ nb::str decode_path(const std::string& path) {
   return nb::steal<nb::str>(s);
 }
 
-std::string encode_path(nb::handle path) {
-  nb::object encoded = nb::module_::import_("os").attr("fsencode")(path);
-  return std::string(PyBytes_AsString(encoded.ptr()),
-                     static_cast<std::size_t>(PyBytes_Size(encoded.ptr())));
+std::string encode_path(nb::handle path) { return to_path_bytes(path, "ShardReader", "paths"); }
+
+// batch_size / max_record_bytes: 0 is as invalid as -1, so the range says [1, ...].
+std::uint64_t to_positive(nb::handle value, const char* what) {
+  if (PyLong_Check(value.ptr()) && !PyBool_Check(value.ptr())) {
+    const long long v = PyLong_AsLongLong(value.ptr());
+    if (v == -1 && PyErr_Occurred()) PyErr_Clear();
+    if (v >= 1 && static_cast<unsigned long long>(v) <= kU32) return static_cast<std::uint64_t>(v);
+  }
+  throw nb::value_error((std::string(what) + " must be an int in [1, " + std::to_string(kU32) +
+                         "], got " + nb::repr(value).c_str())
+                            .c_str());
 }
 
 std::vector<std::string> shard_patterns(nb::handle paths) {
@@ -283,34 +291,36 @@ void bind_readers(nb::module_& m) {
                           "Batches of documents from .jsonl / .txt shards (plain, .gz, .zst).")
       .def(
           "__init__",
-          [](ShardReader* self, nb::handle paths, const std::string& text_field, nb::handle fields,
-             const std::string& format, const std::string& txt_mode, nb::handle batch_size,
-             std::optional<StreamCoordinate> start, bool strict, nb::handle max_record_bytes,
-             nb::handle threads, const nb::kwargs& options) {
+          [](ShardReader* self, nb::handle paths, nb::handle text_field, nb::handle fields,
+             nb::handle format, nb::handle txt_mode, nb::handle batch_size, nb::handle start,
+             nb::handle strict, nb::handle max_record_bytes, nb::handle threads,
+             const nb::kwargs& options) {
             reject_unknown_kwargs("ShardReader", options,
                                   {"text_field", "fields", "format", "txt_mode", "batch_size",
                                    "start", "strict", "max_record_bytes", "threads"});
             ShardReaderOptions o;
-            o.text_field = text_field;
+            o.text_field = to_str(text_field, "ShardReader", "text_field");
             o.fields = field_list(fields);
-            o.format = parse_shard_format(format);
-            o.text_mode = parse_text_mode(txt_mode);
-            o.batch_size = static_cast<std::size_t>(to_unsigned(batch_size, "batch_size", kU32));
-            o.start = start;
-            o.strict = strict;
-            o.max_record_bytes = to_unsigned(max_record_bytes, "max_record_bytes", kU32);
-            o.threads = static_cast<unsigned>(to_unsigned(threads, "threads", kU32));
-            if (o.batch_size == 0) throw nb::value_error("batch_size must be an int >= 1, got 0");
-            if (o.max_record_bytes == 0) {
-              throw nb::value_error("max_record_bytes must be an int >= 1, got 0");
+            if (!PyUnicode_Check(format.ptr()) || !PyUnicode_Check(txt_mode.ptr())) {
+              throw nb::type_error("ShardReader: format and txt_mode must be str");
             }
+            o.format = parse_shard_format(nb::cast<std::string>(format));
+            o.text_mode = parse_text_mode(nb::cast<std::string>(txt_mode));
+            o.batch_size = static_cast<std::size_t>(to_positive(batch_size, "batch_size"));
+            if (const StreamCoordinate* c = to_instance<StreamCoordinate>(
+                    start, "ShardReader", "start", "StreamCoordinate", true)) {
+              o.start = *c;
+            }
+            o.strict = to_bool(strict, "ShardReader", "strict");
+            o.max_record_bytes = to_positive(max_record_bytes, "max_record_bytes");
+            o.threads = static_cast<unsigned>(to_unsigned(threads, "threads", kU32));
             std::vector<std::string> patterns = shard_patterns(paths);
             nb::gil_scoped_release release;
             new (self) ShardReader(patterns, std::move(o));
           },
-          "paths"_a, nb::kw_only(), "text_field"_a = "text", "fields"_a = nb::tuple(),
-          "format"_a = "auto", "txt_mode"_a = "line", "batch_size"_a.none() = 1024,
-          "start"_a.none() = nb::none(), "strict"_a = false,
+          "paths"_a.none(), nb::kw_only(), "text_field"_a.none() = "text",
+          "fields"_a.none() = nb::tuple(), "format"_a.none() = "auto", "txt_mode"_a.none() = "line",
+          "batch_size"_a.none() = 1024, "start"_a.none() = nb::none(), "strict"_a.none() = false,
           "max_record_bytes"_a.none() = 256u << 20, "threads"_a.none() = 0, "options"_a,
           nb::sig("def __init__(self, paths: str | os.PathLike[str] | "
                   "collections.abc.Sequence[str | os.PathLike[str]], *, text_field: str = 'text', "

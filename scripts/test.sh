@@ -26,6 +26,29 @@ cmake -S . -B build/ctest-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DLUMINAMOON_BU
 cmake --build build/ctest-asan -j "$JOBS"
 ctest --test-dir build/ctest-asan --output-on-failure -j "$JOBS"
 
+# ---- ThreadSanitizer: the commit path under concurrent staging (issue 13) --------------------
+# A separate, self-contained block: a TSan build of the library, of the threaded C++ tests
+# (target luminamoon_concurrency_tests) and of the Python module, then a small threaded Python
+# driver (tests/tsan_driver.py) with the TSan runtime preloaded. Only these two targets are
+# built, so the step stays at a few minutes on 2 cores. Any race report fails the script.
+echo "==> commit-path concurrency under ThreadSanitizer"
+cmake -S . -B build/tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLUMINAMOON_BUILD_TESTS=ON \
+  -DLUMINAMOON_BUILD_PYTHON=ON -DLUMINAMOON_SANITIZE_THREAD=ON \
+  -DPython_EXECUTABLE="$PWD/.venv/bin/python" >/dev/null
+cmake --build build/tsan -j "$JOBS" --target luminamoon_concurrency_tests _native
+TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1" \
+  build/tsan/tests/cpp/luminamoon_concurrency_tests --gtest_brief=1
+tsan_pkg="$(mktemp -d)"
+trap 'rm -rf "$tsan_pkg"' EXIT
+cp -r python/luminamoon "$tsan_pkg/"
+cp build/tsan/bindings/_native*.so "$tsan_pkg/luminamoon/data/"
+# CPython itself is not instrumented; the preloaded runtime still sees its GIL (pthread calls),
+# so only races inside the module are reported.
+TSAN_OPTIONS="halt_on_error=1 exitcode=66" \
+  LD_PRELOAD="$(c++ -print-file-name=libtsan.so)" PYTHONPATH="$tsan_pkg" \
+  .venv/bin/python tests/tsan_driver.py "$tsan_pkg"
+# ---- end of the ThreadSanitizer block ----------------------------------------------------------
+
 echo "==> native stubs match the committed reference"
 bash scripts/check_stubs.sh
 

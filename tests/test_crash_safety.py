@@ -505,3 +505,80 @@ def test_crash_between_slot_write_and_ram(backend: ModuleType, tmp_path: Path) -
     built.wals.append(built.wals[3] + new_hashes)
     built.batches.append([f"landed {i}" for i in range(4)])
     expect_opens_to(backend, built, 4)
+
+
+# -- cross-file consistency: a wiped .meta never restarts from zero (issue 13) ----------------
+
+
+def all_files(meta: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(meta.parent.iterdir()) if p.is_file()}
+
+
+@pytest.mark.parametrize("wipe", ["truncate", "zeros"])
+@pytest.mark.parametrize("commits", [2, 3])
+def test_wiped_meta_is_corrupt_and_nothing_is_truncated(
+    backend: ModuleType, tmp_path: Path, wipe: str, commits: int
+) -> None:
+    built = build(backend, tmp_path / "w", commits)
+    meta = built.meta
+    if wipe == "truncate":
+        os.truncate(meta, 0)
+    else:
+        meta.write_bytes(bytes(128))
+    before = all_files(meta)
+    assert len(before[meta.name + ".dedup"]) > 0
+    for read_only in (True, False):
+        with pytest.raises(CorruptCheckpointError) as info:
+            backend.StateTracker(meta, read_only=read_only, durable=False)
+        message = str(info.value)
+        assert str(meta) in message
+        assert "no committed slot" in message
+        # Its one header comes from commit 2: proof that commit 1 landed.
+        assert f"{meta}.participants records epoch 2, so epoch 1 was committed" in message
+        assert f"{meta}.dedup holds" in message
+        assert "nothing was truncated" in message
+        assert all_files(meta) == before  # no file cut, reset or created
+
+
+def test_wiped_meta_beside_a_non_empty_wal_is_corrupt(backend: ModuleType, tmp_path: Path) -> None:
+    """A 0-byte .meta can never sit beside committed WAL bytes: the .meta is initialised before
+    the WAL exists, and a commit never shrinks it."""
+    built = build(backend, tmp_path / "w", 1)
+    meta = built.meta
+    os.truncate(meta, 0)
+    before = all_files(meta)
+    with pytest.raises(CorruptCheckpointError, match=r"\(0 bytes\) but its WAL .* written only"):
+        backend.StateTracker(meta, durable=False)
+    assert all_files(meta) == before
+
+
+def test_a_torn_first_commit_still_opens_fresh(backend: ModuleType, tmp_path: Path) -> None:
+    """The one state the checks must accept: the first commit crashed after its WAL append (and
+    even after a torn slot A write): fresh, and the writer cuts the uncommitted hashes."""
+    built = build(backend, tmp_path / "w", 1)
+    meta = built.meta
+    for slot_a in (bytes(64), b"\xff" * 64):
+        meta.write_bytes(slot_a + bytes(64))
+        wal_path(meta).write_bytes(pack_hashes(built.wals[1]))
+        assert not Path(str(meta) + ".participants").exists()  # commit 1 writes no registry
+        with backend.StateTracker(meta, durable=False) as tracker:
+            assert tracker.epoch == 0
+        assert wal_path(meta).read_bytes() == b""
+
+
+def test_meta_restored_from_an_older_backup_is_corrupt(backend: ModuleType, tmp_path: Path) -> None:
+    """The registry is never more than one epoch ahead of the .meta."""
+    built = build(backend, tmp_path / "w", 4)
+    meta = built.meta
+    meta.write_bytes(built.metas[1])
+    # The registry's header is from commit 2; at epoch 1 it is one ahead: an aborted commit 2.
+    with backend.StateTracker(meta, read_only=True, durable=False) as reader:
+        assert reader.epoch == 1
+    registry = Path(str(meta) + ".participants")
+    data = bytearray(registry.read_bytes())
+    # Re-tag the registry header as epoch 3 (what a registry written at commit 3 would say).
+    body = b"LMEL" + struct.pack("<IQQI", 1, 3, 64, 0)
+    data[0:32] = body + struct.pack("<I", zlib.crc32(body))
+    registry.write_bytes(bytes(data))
+    with pytest.raises(CorruptCheckpointError, match="records epoch 3 but the checkpoint's active"):
+        backend.StateTracker(meta, durable=False)

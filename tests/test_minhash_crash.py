@@ -25,6 +25,7 @@ from types import ModuleType
 import pytest
 
 import crash_harness as harness  # the shared SIGKILL harness, next to this file
+from luminamoon.data.errors import CorruptCheckpointError, LuminaMoonError
 from luminamoon.data.fallbacks import epoch_log as fallback_epoch_log
 from luminamoon.data.fallbacks import minhash as fallback_minhash
 
@@ -192,3 +193,78 @@ def test_crash_between_companion_append_and_slot(name: str, tmp_path: Path) -> N
     crashed_rows = companion_rows(crashed, 3)
     assert crashed_rows == companion_rows(clean, 3)
     assert len(crashed_rows) > 0
+
+
+# -- a damaged, emptied or deleted companion never opens as an empty index (issue 13) ----------
+
+
+def _four_commits(mod: ModuleType, meta: Path) -> None:
+    with mod.StateTracker(meta, durable=False) as tracker:
+        dedup = mod.MinHashDeduplicator(tracker)
+        for k in range(4):
+            dedup.filter_batch(schedule.batch_documents(k))
+            dedup.commit()
+        del dedup
+
+
+def _damage(path: Path, how: str) -> None:
+    data = bytearray(path.read_bytes())
+    if how == "flip-newest-header":
+        # Epoch 4 went to header slot 1 (1 -> slot 0, 2 -> slot 1, 3 -> slot 0, 4 -> slot 1).
+        data[32 + 9] ^= 0x01
+    elif how == "zero-headers":
+        data[0:64] = bytes(64)
+    elif how == "empty":
+        data = bytearray()
+    path.write_bytes(bytes(data))
+    if how == "delete":
+        path.unlink()
+
+
+@pytest.mark.parametrize("how", ["flip-newest-header", "zero-headers", "empty", "delete"])
+@pytest.mark.parametrize("name", [pytest.param("native", marks=needs_native), "fallback"])
+def test_damaged_companion_is_corrupt(name: str, how: str, tmp_path: Path) -> None:
+    mod = backend_module(name)
+    meta = tmp_path / "run.meta"
+    _four_commits(mod, meta)
+    companion = Path(str(meta) + ".minhash")
+    _damage(companion, how)
+    before = companion.read_bytes() if companion.exists() else None
+    with mod.StateTracker(meta, durable=False) as tracker:
+        assert tracker.epoch == 4
+        with pytest.raises(CorruptCheckpointError) as info:
+            mod.MinHashDeduplicator(tracker)
+        message = str(info.value)
+        assert str(companion) in message
+        assert "every epoch since it first joined" in message
+        # Without its index the tracker refuses to commit: the index would fall behind.
+        with pytest.raises(LuminaMoonError, match="must keep doing so"):
+            tracker.commit()
+    assert (companion.read_bytes() if companion.exists() else None) == before
+
+
+@pytest.mark.parametrize("name", [pytest.param("native", marks=needs_native), "fallback"])
+def test_an_aborted_first_join_is_not_committed(name: str, tmp_path: Path) -> None:
+    """The index's first commit crashed after its companion header (epoch 2) landed; the tracker
+    then went on without it. Attached later, it starts empty: nothing of it was committed."""
+    mod = backend_module(name)
+    meta = tmp_path / "run.meta"
+    with mod.StateTracker(meta, durable=False) as tracker:
+        tracker.commit()
+    meta_1 = meta.read_bytes()
+    with mod.StateTracker(meta, durable=False) as tracker:
+        dedup = mod.MinHashDeduplicator(tracker)
+        dedup.filter_batch(schedule.batch_documents(0))
+        dedup.commit()
+        del dedup
+    meta.write_bytes(meta_1)  # the slot of epoch 2 never landed (registry and companion did)
+    with mod.StateTracker(meta, durable=False) as tracker:
+        tracker.commit()  # epoch 2 (and 3) without the index: allowed, it never joined
+        tracker.commit()
+        dedup = mod.MinHashDeduplicator(tracker)
+        assert dedup.committed_count == 0
+        assert dedup.is_unique(schedule.batch_documents(0)[0])
+        dedup.commit()
+        del dedup
+    with mod.StateTracker(meta, durable=False) as tracker:
+        assert mod.MinHashDeduplicator(tracker).committed_count == 1

@@ -276,7 +276,11 @@ def run_ops(mod: ModuleType, meta: Path, ops: Sequence[Op]) -> list[Any]:
             elif op == "unique":
                 answers.append(dedup.is_unique(arg))
             elif op == "update":
-                tracker.update(arg[0], mod.StreamCoordinate(**arg[1]))
+                try:
+                    tracker.update(arg[0], mod.StreamCoordinate(**arg[1]))
+                    answers.append("staged")
+                except ValueError as exc:  # a batch id below the committed one
+                    answers.append(("rejected", "is lower than the committed batch id" in str(exc)))
             elif op == "commit":
                 answers.append(tracker.commit())
             else:

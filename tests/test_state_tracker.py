@@ -188,6 +188,10 @@ def test_every_flipped_bit_position_in_a_slot(tmp_meta: Path, slot: str, other: 
     if other == "never_written":
         other_base = 64 - base
         good[other_base : other_base + 64] = bytes(64)
+        # The participant registry's header (written by commit 2) proves that a commit landed:
+        # with it, a .meta with no valid slot is corruption (tests/test_state_consistency.py).
+        # Without it this is what a torn first commit leaves.
+        Path(str(tmp_meta) + ".participants").unlink()
     expected = {
         ("A", "valid"): (2, 20, SC(2, 200), 0),
         ("B", "valid"): (1, 10, SC(1, 100), 0),

@@ -62,6 +62,18 @@ std::vector<std::uint8_t> encode_epoch_log_slot(const EpochLogHeader& header) {
   return slot;
 }
 
+std::uint64_t newest_epoch_log_header(std::span<const std::uint8_t> file) noexcept {
+  std::uint64_t newest = 0;
+  if (file.size() < kEpochLogHeaderSize) return newest;
+  for (std::size_t i = 0; i < 2; ++i) {
+    EpochLogHeader h;
+    if (decode_slot(file.data() + i * kEpochLogSlotSize, h) == SlotState::kValid) {
+      newest = std::max(newest, h.epoch);
+    }
+  }
+  return newest;
+}
+
 DecodedEpochLog decode_epoch_log(std::span<const std::uint8_t> file, std::uint64_t active_epoch,
                                  const std::string& path) {
   DecodedEpochLog out;
@@ -76,6 +88,14 @@ DecodedEpochLog decode_epoch_log(std::span<const std::uint8_t> file, std::uint64
   for (int i = 0; i < 2; ++i) {
     if (states[static_cast<std::size_t>(i)] != SlotState::kValid) continue;
     const EpochLogHeader& h = headers[static_cast<std::size_t>(i)];
+    if (h.epoch > active_epoch && h.epoch - active_epoch > 1) {
+      // A commit tags the epoch its slot is about to carry: at most one past the active one.
+      corrupt(path, "header slot " + std::to_string(i) + " records epoch " +
+                        std::to_string(h.epoch) + " but the checkpoint's active epoch is " +
+                        std::to_string(active_epoch) +
+                        ", so the checkpoint lost commits it had made (wiped, or restored from an "
+                        "older backup)");
+    }
     if (h.epoch > active_epoch) continue;  // written by a commit whose slot never landed
     if (out.header_slot < 0 || h.epoch > out.header.epoch) {
       out.header = h;
@@ -112,9 +132,17 @@ struct EpochLog::File {
   PosixFile fd;
 };
 
-EpochLog::EpochLog(std::string path, std::uint64_t active_epoch, bool read_only, bool durable)
+EpochLog::EpochLog(std::string path, std::uint64_t active_epoch, bool read_only, bool durable,
+                   CompanionHistory history)
     : path_(std::move(path)), read_only_(read_only), durable_(durable), file_(new File) {
   file_->fd = PosixFile::open_if_exists(path_, read_only_ ? O_RDONLY : O_RDWR);
+  if (file_->fd.valid()) internal::require_regular_file(file_->fd, "companion file");
+  const bool joined = history == CompanionHistory::kJoinedEveryCommit;
+  if (joined && !file_->fd.valid()) {
+    corrupt(path_, "it is missing, but the checkpoint (active epoch " +
+                       std::to_string(active_epoch) +
+                       ") has committed with it every epoch since it first joined");
+  }
   bool created = false;
   if (!file_->fd.valid()) {
     if (read_only_) return;  // nothing committed yet
@@ -125,18 +153,31 @@ EpochLog::EpochLog(std::string path, std::uint64_t active_epoch, bool read_only,
   std::vector<std::uint8_t> bytes(static_cast<std::size_t>(size));
   bytes.resize(file_->fd.pread_some(bytes.data(), bytes.size(), 0));
   DecodedEpochLog decoded = decode_epoch_log(bytes, active_epoch, path_);
+  if (joined && (decoded.header_slot < 0 || decoded.header.epoch != active_epoch)) {
+    const std::string holds =
+        bytes.empty() ? "it is empty (0 bytes)"
+        : decoded.header_slot < 0
+            ? "it holds " + std::to_string(bytes.size()) + " bytes but no valid header"
+            : "its newest valid header is epoch " + std::to_string(decoded.header.epoch);
+    corrupt(path_, holds + ", but the checkpoint is at epoch " + std::to_string(active_epoch) +
+                       " and has committed with it every epoch since it first joined");
+  }
+  const bool reset = history == CompanionHistory::kNeverJoined;
+  if (reset) decoded = DecodedEpochLog{};  // leftovers of an aborted first join: not committed
   header_ = decoded.header;
   header_slot_ = decoded.header_slot;
   records_ = std::move(decoded.records);
   if (read_only_) return;
-  // A header written by a commit whose slot never landed (epoch above the active one) must not
-  // survive: a later commit of the tracker without this log attached would otherwise reach its
-  // epoch and make it count. Zero it before anything else is written.
   if (size >= kEpochLogHeaderSize) {
+    // A header written by a commit whose slot never landed (epoch above the active one) must
+    // not survive: a later commit of the tracker without this log attached would otherwise
+    // reach its epoch and make it count. Zero it before anything else is written (every header
+    // when the log never joined a commit).
     for (std::size_t i = 0; i < 2; ++i) {
       EpochLogHeader h;
-      if (decode_slot(bytes.data() + i * kEpochLogSlotSize, h) == SlotState::kValid &&
-          h.epoch > active_epoch) {
+      const SlotState state = decode_slot(bytes.data() + i * kEpochLogSlotSize, h);
+      if ((reset && state != SlotState::kEmpty) ||
+          (state == SlotState::kValid && h.epoch > active_epoch)) {
         const std::array<std::uint8_t, kEpochLogSlotSize> zeros{};
         file_->fd.pwrite_all(zeros.data(), zeros.size(), i * kEpochLogSlotSize);
       }

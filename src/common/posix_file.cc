@@ -19,6 +19,24 @@ namespace {
   throw IoError(err, path, std::string(what) + " " + path + ": " + std::strerror(err));
 }
 
+// Opens without blocking (a FIFO with no writer would block O_RDONLY forever), then restores
+// blocking mode for the reads and writes. -1 with errno set on failure.
+int open_nonblocking(const std::string& path, int flags, unsigned mode) {
+  int fd;
+  do {
+    fd = ::open(path.c_str(), flags | O_CLOEXEC | O_NONBLOCK, static_cast<mode_t>(mode));
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0 || (flags & O_NONBLOCK) != 0) return fd;
+  const int fl = ::fcntl(fd, F_GETFL);
+  if (fl < 0 || ::fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+    const int err = errno;
+    ::close(fd);
+    errno = err;
+    return -1;
+  }
+  return fd;
+}
+
 }  // namespace
 
 PosixFile::PosixFile(PosixFile&& other) noexcept
@@ -36,19 +54,13 @@ PosixFile& PosixFile::operator=(PosixFile&& other) noexcept {
 PosixFile::~PosixFile() { close(); }
 
 PosixFile PosixFile::open(const std::string& path, int flags, unsigned mode) {
-  int fd;
-  do {
-    fd = ::open(path.c_str(), flags | O_CLOEXEC, static_cast<mode_t>(mode));
-  } while (fd < 0 && errno == EINTR);
+  const int fd = open_nonblocking(path, flags, mode);
   if (fd < 0) throw_errno(errno, path, "cannot open");
   return PosixFile(fd, path);
 }
 
 PosixFile PosixFile::open_if_exists(const std::string& path, int flags) {
-  int fd;
-  do {
-    fd = ::open(path.c_str(), flags | O_CLOEXEC);
-  } while (fd < 0 && errno == EINTR);
+  const int fd = open_nonblocking(path, flags, 0);
   if (fd < 0) {
     if (errno == ENOENT) return PosixFile();
     throw_errno(errno, path, "cannot open");
@@ -61,6 +73,27 @@ std::uint64_t PosixFile::size() const {
   if (::fstat(fd_, &st) != 0) throw_errno(errno, path_, "cannot stat");
   if (S_ISDIR(st.st_mode)) throw_errno(EISDIR, path_, "cannot use");
   return static_cast<std::uint64_t>(st.st_size);
+}
+
+std::string PosixFile::non_regular_kind() const {
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) throw_errno(errno, path_, "cannot stat");
+  if (S_ISREG(st.st_mode)) return {};
+  if (S_ISDIR(st.st_mode)) return "a directory";
+  if (S_ISFIFO(st.st_mode)) return "a FIFO";
+  if (S_ISCHR(st.st_mode)) return "a character device";
+  if (S_ISBLK(st.st_mode)) return "a block device";
+  if (S_ISSOCK(st.st_mode)) return "a socket";
+  return "not a regular file";
+}
+
+void require_regular_file(const PosixFile& file, const std::string& what) {
+  const std::string kind = file.non_regular_kind();
+  if (kind.empty()) return;
+  throw CorruptCheckpointError("corrupt checkpoint file " + file.path() + ": the " + what + " is " +
+                               kind +
+                               ", not a regular file; a checkpoint's files (.meta, .dedup, "
+                               "companions) must be regular files");
 }
 
 std::size_t PosixFile::pread_some(void* buffer, std::size_t size, std::uint64_t offset) const {

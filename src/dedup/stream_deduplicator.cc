@@ -55,16 +55,24 @@ void hash_documents(std::span<const std::string_view> documents, std::span<std::
 StreamDeduplicator::StreamDeduplicator(StateTracker* tracker, StreamDeduplicatorOptions options)
     : sets_(std::make_unique<Sets>()), options_(options) {
   if (tracker == nullptr) return;
-  tracker->attach(this);
+  // Set before attaching: from then on the tracker may call prepare_commit on another thread.
+  tracker_ = tracker;
+  try {
+    tracker->attach(this);
+  } catch (...) {
+    tracker_ = nullptr;
+    throw;
+  }
   try {
     const std::vector<std::uint64_t> hashes = tracker->read_committed_hashes();
+    std::lock_guard lock(mutex_);
     sets_->committed.reserve(hashes.size());
     sets_->committed.insert(hashes.begin(), hashes.end());
   } catch (...) {
     tracker->detach(this);
+    tracker_ = nullptr;
     throw;
   }
-  tracker_ = tracker;
 }
 
 StreamDeduplicator::~StreamDeduplicator() {
@@ -193,9 +201,48 @@ std::size_t StreamDeduplicator::memory_bytes() const {
          sets_->staged_order.capacity() * sizeof(std::uint64_t);
 }
 
-std::vector<std::uint64_t> StreamDeduplicator::staged_in_order() const {
+bool StreamDeduplicator::has_staged() const {
   std::lock_guard lock(mutex_);
-  return sets_->staged_order;
+  return !sets_->staged_order.empty();
+}
+
+void StreamDeduplicator::prepare_commit(std::uint64_t epoch, bool durable) {
+  (void)epoch;    // the WAL carries no epoch: the slot's dedup_count says what is committed
+  (void)durable;  // the tracker's WAL file follows the tracker's durability
+  std::vector<std::uint64_t> hashes;
+  StateTracker* tracker = nullptr;
+  {
+    std::lock_guard lock(mutex_);
+    // Exactly the hashes staged now. Other threads may keep staging while the WAL is written:
+    // they only append to staged_order, and drop_staged needs the tracker's mutex, which the
+    // committing thread holds, so this prefix stays put until finish_commit.
+    hashes.assign(sets_->staged_order.begin(), sets_->staged_order.end());
+    prepared_ = 0;
+    tracker = tracker_;
+  }
+  if (tracker == nullptr) return;
+  tracker->append_wal_locked(hashes);
+  std::lock_guard lock(mutex_);
+  prepared_ = hashes.size();
+}
+
+void StreamDeduplicator::finish_commit() noexcept {
+  std::lock_guard lock(mutex_);
+  Sets& s = *sets_;
+  const auto end = s.staged_order.begin() + static_cast<std::ptrdiff_t>(prepared_);
+  if (prepared_ == s.staged_order.size()) {
+    s.committed.insert(s.staged_order.begin(), s.staged_order.end());
+    s.staged.clear();
+    s.staged_order.clear();
+  } else {
+    // Hashes staged during the commit are not on disk: they stay staged for the next one.
+    for (auto it = s.staged_order.begin(); it != end; ++it) {
+      s.committed.insert(*it);
+      s.staged.erase(*it);
+    }
+    s.staged_order.erase(s.staged_order.begin(), end);
+  }
+  prepared_ = 0;
 }
 
 void StreamDeduplicator::promote_staged() {
@@ -206,13 +253,14 @@ void StreamDeduplicator::promote_staged() {
   s.staged_order.clear();
 }
 
-void StreamDeduplicator::drop_staged() {
+void StreamDeduplicator::drop_staged() noexcept {
   std::lock_guard lock(mutex_);
   sets_->staged.clear();
   sets_->staged_order.clear();
+  prepared_ = 0;
 }
 
-void StreamDeduplicator::detach_from_tracker() noexcept {
+void StreamDeduplicator::tracker_closed() noexcept {
   std::lock_guard lock(mutex_);
   tracker_ = nullptr;
   orphaned_ = true;

@@ -57,9 +57,13 @@ LshShape resolve_shape(const MinHashOptions& o) {
   if (shape.rows == 0) shape.rows = p / shape.bands;
   if (shape.bands == 0 || shape.rows == 0 ||
       std::uint64_t{shape.bands} * shape.rows > std::uint64_t{p}) {
+    // The resolved shape, and which half was derived: the same wording as the fallback.
+    const char* derived = o.bands == 0  ? " (bands derived as num_perm // rows)"
+                          : o.rows == 0 ? " (rows derived as num_perm // bands)"
+                                        : "";
     throw InvalidArgument("MinHashDeduplicator: bands * rows must be at most num_perm (" +
-                          std::to_string(p) + "), got bands=" + std::to_string(o.bands) +
-                          ", rows=" + std::to_string(o.rows));
+                          std::to_string(p) + "), got bands=" + std::to_string(shape.bands) +
+                          ", rows=" + std::to_string(shape.rows) + derived);
   }
   return shape;
 }
@@ -104,8 +108,9 @@ MinHashDeduplicator::MinHashDeduplicator(StateTracker* tracker, MinHashOptions o
 }
 
 void MinHashDeduplicator::load_committed(const StateTracker& tracker) {
+  const CompanionHistory history = tracker.companion_history(companion_kind());
   log_ = std::make_unique<EpochLog>(companion_path_, tracker.committed().epoch, false,
-                                    tracker.options().durable);
+                                    tracker.options().durable, history);
   std::vector<std::vector<std::uint8_t>> records = log_->take_committed_records();
   for (std::vector<std::uint8_t>& payload : records) {
     const DecodedMinHashRecord record = decode_minhash_record(payload, companion_path_);

@@ -273,9 +273,11 @@ std::uint64_t ByteSource::skip(std::uint64_t count, std::optional<std::uint64_t>
 
 std::unique_ptr<ByteSource> open_byte_source(const std::string& path, Compression compression,
                                              std::string& error) {
+  // Non-blocking open: a FIFO with no writer would block O_RDONLY forever. The file type is
+  // checked on the descriptor (no stat-then-open race); blocking mode is restored for reads.
   int fd;
   do {
-    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   } while (fd < 0 && errno == EINTR);
   if (fd < 0) {
     error = errno_text(errno);
@@ -294,6 +296,11 @@ std::unique_ptr<ByteSource> open_byte_source(const std::string& path, Compressio
   if (!S_ISREG(st.st_mode)) {
     // FIFOs and devices could block or never end (/dev/zero): never a hang.
     error = "not a regular file";
+    return nullptr;
+  }
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+    error = errno_text(errno);
     return nullptr;
   }
   switch (compression) {

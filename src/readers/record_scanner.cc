@@ -2,15 +2,29 @@
 //
 // Memory: the buffer holds at most the record being collected (<= max_record_bytes, or twice
 // that for a paragraph followed by a long partial line that may still turn out blank) plus one
-// read-ahead block. Anything longer switches to skipping, which keeps nothing.
+// read-ahead block. Anything longer switches to skipping, which keeps nothing. The buffer never
+// grows past that bound, and growing it neither copies nor touches unused capacity
+// (ScanBuffer), so the resident memory while a record is collected or skipped is the limit plus
+// one block, not the ~2x a zero-filled, copied std::vector had.
 #include "readers/internal/record_scanner.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 
 #include "luminamoon/data/readers/json_field.h"
 
 namespace luminamoon::data::readers_internal {
+
+ScanBuffer::~ScanBuffer() { std::free(data_); }
+
+void ScanBuffer::resize(std::size_t n) {
+  void* p = std::realloc(data_, n == 0 ? 1 : n);
+  if (p == nullptr) throw std::bad_alloc();
+  data_ = static_cast<char*>(p);
+  size_ = n;
+}
 
 bool is_blank_line(std::string_view line) noexcept {
   for (const char c : line) {
@@ -26,7 +40,13 @@ RecordScanner::RecordScanner(ByteSource& source, SplitMode mode, std::uint64_t m
       max_(max_record_bytes),
       block_(std::max<std::size_t>(block_bytes, 1)),
       base_(start_offset),
-      start_offset_(start_offset) {}
+      start_offset_(start_offset) {
+  // What refill() can keep (one record, two for a paragraph whose trailing partial line may
+  // still turn out blank) plus the block it appends and the JSON padding.
+  const std::uint64_t kept = mode_ == SplitMode::kParagraph ? 2 * max_ : max_;
+  cap_ = static_cast<std::size_t>(
+      std::min<std::uint64_t>(kept + 1 + block_ + kJsonPadding, SIZE_MAX / 2));
+}
 
 ScanEvent& RecordScanner::emit(std::vector<ScanEvent>& events, ScanEvent::Kind kind) {
   ScanEvent& e = events.emplace_back();
@@ -51,14 +71,14 @@ void RecordScanner::refill() {
     end_ -= keep;
   }
   // Give back the memory of a huge record once it has been consumed.
-  if (buffer_.size() > 8 * block_ && end_ < block_) {
-    std::vector<char>(buffer_.begin(), buffer_.begin() + static_cast<std::ptrdiff_t>(end_))
-        .swap(buffer_);
-  }
+  if (buffer_.size() > 8 * block_ && end_ < block_) buffer_.resize(end_ + kJsonPadding);
   std::size_t added = 0;
   while (added < block_) {
     const std::size_t need = end_ + (block_ - added) + kJsonPadding;
-    if (buffer_.size() < need) buffer_.resize(std::max(need, buffer_.size() + buffer_.size() / 2));
+    if (buffer_.size() < need) {
+      // Geometric growth, but never past what the scanner can need (cap_).
+      buffer_.resize(std::max(need, std::min(cap_, buffer_.size() + buffer_.size() / 2)));
+    }
     const std::size_t n = source_.read(buffer_.data() + end_, block_ - added);
     if (n == 0) {
       eof_ = true;

@@ -14,6 +14,33 @@
 
 namespace luminamoon::data::readers_internal {
 
+// The scanner's byte buffer: malloc/realloc, never zero-filled. Growing a large buffer is a
+// realloc, which glibc serves with mremap for mmapped blocks (no copy, so there is no moment
+// with an old and a new copy both resident), and untouched capacity costs no memory: what is
+// resident follows the bytes actually read, i.e. the record being collected plus one read-ahead
+// block, also while an over-long record is being skipped.
+class ScanBuffer {
+ public:
+  ScanBuffer() = default;
+  ~ScanBuffer();
+  ScanBuffer(const ScanBuffer&) = delete;
+  ScanBuffer& operator=(const ScanBuffer&) = delete;
+
+  char* data() noexcept { return data_; }
+  const char* data() const noexcept { return data_; }
+  std::size_t size() const noexcept { return size_; }
+  // Keeps [0, min(size(), n)); bytes past the old size are uninitialised. Throws bad_alloc.
+  void resize(std::size_t n);
+
+ private:
+  char* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+}  // namespace luminamoon::data::readers_internal
+
+namespace luminamoon::data::readers_internal {
+
 enum class SplitMode : std::uint8_t { kLine, kParagraph, kFile };
 
 struct ScanEvent {
@@ -63,8 +90,9 @@ class RecordScanner {
   std::uint64_t max_;
   std::size_t block_;
 
-  std::vector<char> buffer_;  // [0, end_) data, then kJsonPadding zero bytes
-  std::size_t cur_ = 0;       // scan cursor
+  ScanBuffer buffer_;    // [0, end_) data, then kJsonPadding zero bytes
+  std::size_t cap_ = 0;  // the most the buffer can ever need (see refill)
+  std::size_t cur_ = 0;  // scan cursor
   std::size_t end_ = 0;
   std::uint64_t base_;  // stream offset of buffer_[0]
   std::uint64_t start_offset_;

@@ -1,15 +1,25 @@
 // CommitParticipant: persistent state of a later stage (e.g. the MinHash LSH index) that commits
 // together with a StateTracker, so that after a crash it opens consistent with the active slot.
 //
-// StateTracker::commit() runs, in order: the exact-dedup WAL append (SPEC 3.3 step 1), then
-// prepare_commit(e) of every attached participant (each makes its staged state durable in its
-// own companion file, tagged with the epoch e the slot is about to carry), then the slot write
-// (step 2), then finish_commit() of every participant (step 3, RAM only). A crash before the slot
-// lands leaves companion records tagged e while the active epoch is e - 1: on open, a participant
-// ignores and cuts everything tagged with an epoch above the active one (EpochLog does this).
+// StateTracker::commit() walks one participant list: prepare_commit(e) of every attached
+// participant in order (each makes exactly the state staged at that moment durable, tagged with
+// the epoch e the slot is about to carry), then the slot write, then finish_commit() of every
+// participant (RAM only: promote exactly what prepare_commit wrote; anything staged since stays
+// staged for the next commit). The exact StreamDeduplicator is always first: its prepare step is
+// the .dedup WAL append + fdatasync (SPEC 3.3 step 1), so the order stays WAL, companions, slot,
+// RAM. A crash before the slot lands leaves companion records tagged e while the active epoch is
+// e - 1: on open, a participant ignores and cuts everything tagged with an epoch above the active
+// one (EpochLog does this).
+//
+// A participant with a companion_kind() is recorded in the tracker's participant registry
+// (`<meta>.participants`) by the first commit it joins; from then on every commit of that
+// checkpoint must include it (StateTracker::commit refuses otherwise), so its companion file
+// must always carry exactly the active epoch, and a missing, emptied or stale companion is
+// detected as corruption instead of silently opening as an empty index.
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 namespace luminamoon::data {
 
@@ -33,6 +43,11 @@ class CommitParticipant {
 
   // The tracker was closed: further commits through it are impossible.
   virtual void tracker_closed() noexcept = 0;
+
+  // The companion file kind recorded in the participant registry ("minhash" for
+  // `<meta>.minhash`); empty for state the slot itself accounts for (the .dedup WAL, whose
+  // committed length is the slot's dedup_count).
+  virtual std::string_view companion_kind() const noexcept { return {}; }
 };
 
 }  // namespace luminamoon::data

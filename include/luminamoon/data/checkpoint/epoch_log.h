@@ -12,7 +12,9 @@
 // one), fsyncs. Opening for active epoch E picks the valid header slot with the largest
 // epoch <= E; its committed_length bounds the committed records. Shorter file or a record that
 // fails its CRC inside that length -> CorruptCheckpointError (committed data is damaged); bytes
-// past it are uncommitted and a writer truncates them.
+// past it are uncommitted and a writer truncates them. A valid header more than one epoch ahead
+// of E is corruption too: a commit only ever tags the epoch its slot is about to carry (E + 1),
+// so such a header proves the checkpoint lost commits (wiped, or restored from an old backup).
 #pragma once
 
 #include <cstddef>
@@ -29,6 +31,15 @@ inline constexpr std::size_t kEpochLogHeaderSize = 64;
 inline constexpr std::size_t kEpochLogSlotSize = 32;
 inline constexpr std::size_t kEpochLogRecordHeaderSize = 8;
 
+// What the tracker's participant registry (state_tracker.h) says about a companion file.
+enum class CompanionHistory {
+  kUnknown,            // no registry information: the file's own headers are trusted
+  kJoinedEveryCommit,  // registered: it joined every commit since its first, so the file must
+                       // exist and its governing header must carry exactly the active epoch
+  kNeverJoined,        // not registered: whatever it holds is left over by an aborted first join
+                       // (a writer resets it to an empty log; a reader sees no records)
+};
+
 struct EpochLogHeader {
   std::uint64_t epoch = 0;
   std::uint64_t committed_length = kEpochLogHeaderSize;
@@ -44,12 +55,17 @@ struct DecodedEpochLog {
 DecodedEpochLog decode_epoch_log(std::span<const std::uint8_t> file, std::uint64_t active_epoch,
                                  const std::string& path);
 std::vector<std::uint8_t> encode_epoch_log_slot(const EpochLogHeader& header);
+// The largest epoch of a valid header slot, whatever the active epoch; 0 when none is valid.
+std::uint64_t newest_epoch_log_header(std::span<const std::uint8_t> file) noexcept;
 
 class EpochLog {
  public:
   // Opens (a writer creates) the log at `path` for a checkpoint whose active epoch is
   // `active_epoch`. A writer truncates uncommitted bytes.
-  EpochLog(std::string path, std::uint64_t active_epoch, bool read_only, bool durable);
+  // `history` (above) adds the cross-file checks; CorruptCheckpointError names the file, what
+  // it holds and what the checkpoint says.
+  EpochLog(std::string path, std::uint64_t active_epoch, bool read_only, bool durable,
+           CompanionHistory history = CompanionHistory::kUnknown);
   ~EpochLog();
   EpochLog(const EpochLog&) = delete;
   EpochLog& operator=(const EpochLog&) = delete;
@@ -61,6 +77,9 @@ class EpochLog {
     return std::move(records_);
   }
   std::uint64_t committed_length() const noexcept { return header_.committed_length; }
+  // Whether a committed header governs (false: nothing was ever committed through the log).
+  bool has_committed_header() const noexcept { return header_slot_ >= 0; }
+  std::uint64_t committed_epoch() const noexcept { return header_.epoch; }
 
   // Step 1 of a tracker commit (CommitParticipant::prepare_commit): appends `payloads` at the
   // committed end and writes the header for `epoch` (> the last committed epoch), durably. The

@@ -8,9 +8,14 @@
 // Contract notes:
 //  * first occurrence wins, also inside one batch; hashing runs on `threads` workers but probing
 //    is sequential in input order, so answers never depend on the thread count;
-//  * attached to a StateTracker, commit()/rollback() are the tracker's (whole-state) ones;
+//  * attached to a StateTracker it is that tracker's first CommitParticipant: commit()/rollback()
+//    are the tracker's (whole-state) ones, and its prepare step appends exactly the hashes staged
+//    at that moment to the WAL; finish promotes exactly those, so hashes staged by filter_batch
+//    on other threads while a commit runs stay staged for the next commit (never promoted
+//    without being on disk);
 //  * thread-safe: every method takes the deduplicator's mutex (attached commits take the
-//    tracker's mutex first, then this one).
+//    tracker's mutex first, then this one); the WAL write itself runs without it, so probing
+//    continues during a commit's fdatasync.
 #pragma once
 
 #include <cstddef>
@@ -21,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "luminamoon/data/checkpoint/commit_participant.h"
 #include "luminamoon/data/pipeline/document_batch.h"
 
 namespace luminamoon::data {
@@ -31,14 +37,14 @@ struct StreamDeduplicatorOptions {
   unsigned threads = 0;  // hashing workers for filter_batch; 0 = hardware concurrency
 };
 
-class StreamDeduplicator {
+class StreamDeduplicator final : public CommitParticipant {
  public:
   // Attaches to `tracker` when given (loading its committed WAL); the tracker must outlive this
   // object or be closed first. Throws Error when the tracker already has a deduplicator or is
   // read-only.
   explicit StreamDeduplicator(StateTracker* tracker = nullptr,
                               StreamDeduplicatorOptions options = {});
-  ~StreamDeduplicator();
+  ~StreamDeduplicator() override;
   StreamDeduplicator(const StreamDeduplicator&) = delete;
   StreamDeduplicator& operator=(const StreamDeduplicator&) = delete;
 
@@ -68,13 +74,16 @@ class StreamDeduplicator {
   // Bytes the hash sets and the staging log hold now (capacity, not size).
   std::size_t memory_bytes() const;
 
+  // CommitParticipant (called by the attached tracker with its mutex held).
+  bool has_staged() const override;
+  void prepare_commit(std::uint64_t epoch, bool durable) override;
+  void finish_commit() noexcept override;
+  void drop_staged() noexcept override;
+  void tracker_closed() noexcept override;
+
  private:
   friend class StateTracker;
-  // Called by the tracker with its mutex held.
-  std::vector<std::uint64_t> staged_in_order() const;
   void promote_staged();
-  void drop_staged();
-  void detach_from_tracker() noexcept;
   void ensure_not_orphaned(const char* operation) const;
 
   struct Sets;
@@ -82,7 +91,8 @@ class StreamDeduplicator {
   StreamDeduplicatorOptions options_;
   mutable std::mutex mutex_;
   StateTracker* tracker_ = nullptr;
-  bool orphaned_ = false;  // its tracker was closed: commit/rollback would not be durable
+  std::size_t prepared_ = 0;  // staged hashes (a prefix of staged_order) prepare_commit wrote
+  bool orphaned_ = false;     // its tracker was closed: commit/rollback would not be durable
 };
 
 // XXH3-64 of every document, computed on `threads` workers (0 = hardware concurrency).

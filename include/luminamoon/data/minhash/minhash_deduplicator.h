@@ -10,7 +10,10 @@
 //  * attached to a StateTracker it is a CommitParticipant: the tracker's commit writes the staged
 //    rows to the companion EpochLog `<meta path>.minhash` (records: minhash_record.h) tagged with
 //    the new epoch, before the slot; on open only records of epochs <= the active one count, so
-//    the index is exactly the committed documents after any crash;
+//    the index is exactly the committed documents after any crash. Once it has joined a commit
+//    (the tracker's participant registry says so) every later commit must include it, and the
+//    companion must carry exactly the active epoch: a missing, emptied, zeroed or stale file is
+//    CorruptCheckpointError, never an empty index;
 //  * thread-safe: every method takes the deduplicator's mutex (an attached commit takes the
 //    tracker's mutex first, then this one).
 #pragma once
@@ -100,6 +103,7 @@ class MinHashDeduplicator final : public CommitParticipant {
   void finish_commit() noexcept override;
   void drop_staged() noexcept override;
   void tracker_closed() noexcept override;
+  std::string_view companion_kind() const noexcept override { return "minhash"; }
 
  private:
   void load_committed(const StateTracker& tracker);

@@ -9,10 +9,12 @@ written in that order and both backends must produce byte-identical WAL files.
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Sequence
 from typing import Any, TypeAlias
 
 from ._arrow import is_arrow_object, iter_arrow_values
+from ._nocopy import NoCopy
 from .suggest import reject_unknown_options
 from .tracker import StateTracker
 from .xxh3 import xxh3_64_digest
@@ -50,8 +52,14 @@ def xxh3_64(data: TextLike) -> int:
     return xxh3_64_digest(_encode(data, "xxh3_64"))
 
 
-class StreamDeduplicator:
-    """Exact dedup set with a staged and a committed stage; first occurrence wins."""
+class StreamDeduplicator(NoCopy):
+    """Exact dedup set with a staged and a committed stage; first occurrence wins.
+
+    Attached to a tracker it is that tracker's first commit participant: the prepare step
+    appends exactly the hashes staged at that moment to the WAL, and finish promotes exactly
+    those, so documents staged by other threads during a commit stay staged for the next one.
+    Thread-safe: every method takes the deduplicator's lock (a commit takes the tracker's
+    first)."""
 
     def __init__(
         self, tracker: StateTracker | None = None, *, threads: int = 0, **options: Any
@@ -70,28 +78,64 @@ class StreamDeduplicator:
             )
         # The fallback hashes on the calling thread; ``threads`` only exists for API parity.
         self._threads = threads
+        self._lock = threading.Lock()
         self._committed: set[int] = set()
         self._staged: set[int] = set()
         self._staged_order: list[int] = []
+        self._prepared = 0  # staged hashes (a prefix of _staged_order) the WAL append wrote
         self._tracker = tracker
         if tracker is not None:
             self._committed.update(tracker._attach(self))
 
-    # -- the tracker's side of the commit protocol ------------------------------------------
+    # -- the tracker's side of the commit protocol (CommitParticipant) ----------------------
 
-    def _staged_in_order(self) -> list[int]:
-        return self._staged_order
+    def _has_staged(self) -> bool:
+        return bool(self._staged_order)
+
+    def _companion_kind(self) -> str:
+        return ""  # the WAL's committed length is the slot's dedup_count: nothing to register
+
+    def _prepare_commit(self, epoch: int, durable: bool) -> None:
+        tracker = self._tracker
+        with self._lock:
+            # Other threads may keep staging during the WAL write: they only append, and
+            # dropping staged hashes needs the tracker's lock, which the committer holds.
+            hashes = self._staged_order[:]
+            self._prepared = 0
+        if tracker is None:
+            return
+        tracker._append_wal(hashes)
+        self._prepared = len(hashes)
+
+    def _finish_commit(self) -> None:
+        with self._lock:
+            done = self._staged_order[: self._prepared]
+            self._committed.update(done)
+            if self._prepared == len(self._staged_order):
+                self._staged = set()
+                self._staged_order = []
+            else:
+                self._staged.difference_update(done)
+                del self._staged_order[: self._prepared]
+            self._prepared = 0
+
+    def _tracker_closed(self) -> None:
+        pass  # ``tracker`` reports None once the tracker is closed
 
     def _staged_count_raw(self) -> int:
         return len(self._staged_order)
 
     def _promote_staged(self) -> None:
-        self._committed.update(self._staged_order)
-        self._drop_staged()
+        with self._lock:
+            self._committed.update(self._staged_order)
+            self._staged = set()
+            self._staged_order = []
 
     def _drop_staged(self) -> None:
-        self._staged = set()
-        self._staged_order = []
+        with self._lock:
+            self._staged = set()
+            self._staged_order = []
+            self._prepared = 0
 
     def _stage(self, digest: int) -> bool:
         if digest in self._committed or digest in self._staged:
@@ -134,12 +178,15 @@ class StreamDeduplicator:
 
     def is_unique(self, text: TextLike) -> bool:
         """True (and staged) when ``text`` was neither committed nor staged before."""
-        return self._stage(xxh3_64_digest(_encode(text, "is_unique")))
+        digest = xxh3_64_digest(_encode(text, "is_unique"))
+        with self._lock:
+            return self._stage(digest)
 
     def contains(self, text: TextLike) -> bool:
         """Whether ``text`` is committed or staged; stages nothing."""
         digest = xxh3_64_digest(_encode(text, "contains"))
-        return digest in self._committed or digest in self._staged
+        with self._lock:
+            return digest in self._committed or digest in self._staged
 
     def filter_batch(self, texts: Sequence[TextLike] | Any) -> list[bool]:
         """Keep mask of ``texts``; every kept document is staged, in batch order.
@@ -158,7 +205,8 @@ class StreamDeduplicator:
                 f"{type(texts).__name__}"
             )
         digests = [xxh3_64_digest(item) for item in raw]
-        return [self._stage(digest) for digest in digests]
+        with self._lock:
+            return [self._stage(digest) for digest in digests]
 
     def commit(self) -> None:
         """Attached: ``tracker.commit()`` (durable). Detached: staged -> committed in RAM."""

@@ -15,9 +15,16 @@ import zlib
 from collections.abc import Sequence
 
 from ..errors import CorruptCheckpointError, LuminaMoonError
-from .tracker import _fsync, _fsync_dir, _pread_exact, _pwrite_all
+from ._files import _fsync, _fsync_dir, _pread_exact, _pwrite_all, open_regular
+from ._nocopy import NoCopy
 
-__all__ = ["HEADER_SIZE", "EpochLog", "decode_epoch_log", "encode_header_slot"]
+__all__ = [
+    "HEADER_SIZE",
+    "EpochLog",
+    "decode_epoch_log",
+    "encode_header_slot",
+    "newest_header_epoch",
+]
 
 MAGIC = b"LMEL"
 VERSION = 1
@@ -53,6 +60,18 @@ def _corrupt(path: str, what: str) -> CorruptCheckpointError:
     )
 
 
+def newest_header_epoch(data: bytes) -> int:
+    """The largest epoch of a valid header slot, whatever the active epoch; 0 when none."""
+    if len(data) < HEADER_SIZE:
+        return 0
+    newest = 0
+    for i in (0, 1):
+        state = _decode_header_slot(data[i * SLOT_SIZE : (i + 1) * SLOT_SIZE])
+        if isinstance(state, tuple):
+            newest = max(newest, state[0])
+    return newest
+
+
 def decode_epoch_log(
     data: bytes, active_epoch: int, path: str
 ) -> tuple[int, int, int, list[bytes]]:
@@ -66,6 +85,14 @@ def decode_epoch_log(
     states = [_decode_header_slot(data[i * SLOT_SIZE : (i + 1) * SLOT_SIZE]) for i in (0, 1)]
     slot, epoch, length = -1, 0, HEADER_SIZE
     for i, state in enumerate(states):
+        if isinstance(state, tuple) and state[0] > active_epoch + 1:
+            # A commit tags the epoch its slot is about to carry: at most one past the active.
+            raise _corrupt(
+                path,
+                f"header slot {i} records epoch {state[0]} but the checkpoint's active epoch is "
+                f"{active_epoch}, so the checkpoint lost commits it had made (wiped, or restored "
+                "from an older backup)",
+            )
         if not isinstance(state, tuple) or state[0] > active_epoch:
             continue
         if slot < 0 or state[0] > epoch:
@@ -92,38 +119,77 @@ def decode_epoch_log(
     return (slot, epoch, length, records)
 
 
-class EpochLog:
-    """Companion file of a commit participant; see the module docstring."""
+class EpochLog(NoCopy):
+    """Companion file of a commit participant; see the module docstring.
 
-    def __init__(self, path: str, active_epoch: int, *, read_only: bool, durable: bool) -> None:
+    ``history`` is what the tracker's participant registry says (epoch_log.h CompanionHistory):
+    "unknown" trusts the file's headers; "joined" (it joined every commit since its first)
+    requires the file and a governing header of exactly ``active_epoch``; "never" treats the
+    content as the leftover of an aborted first join (a writer resets it)."""
+
+    def __init__(
+        self,
+        path: str,
+        active_epoch: int,
+        *,
+        read_only: bool,
+        durable: bool,
+        history: str = "unknown",
+    ) -> None:
         self.path = path
         self._read_only = read_only
         self._durable = durable
         self._fd = -1
         self._pending: tuple[int, int, int] | None = None  # (slot, epoch, length)
         self._records: list[bytes] = []
+        joined = history == "joined"
         try:
-            self._fd = os.open(path, os.O_RDONLY if read_only else os.O_RDWR)
+            self._fd = open_regular(path, os.O_RDONLY if read_only else os.O_RDWR, "companion file")
             created = False
         except FileNotFoundError:
+            if joined:
+                raise _corrupt(
+                    path,
+                    f"it is missing, but the checkpoint (active epoch {active_epoch}) has "
+                    "committed with it every epoch since it first joined",
+                ) from None
             if read_only:
                 self._slot, self._epoch, self._length = -1, 0, HEADER_SIZE
                 return
-            self._fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+            self._fd = open_regular(path, os.O_RDWR | os.O_CREAT, "companion file")
             created = True
         size = os.fstat(self._fd).st_size
         data = _pread_exact(self._fd, size, 0, path) if size else b""
         self._slot, self._epoch, self._length, self._records = decode_epoch_log(
             data, active_epoch, path
         )
+        if joined and (self._slot < 0 or self._epoch != active_epoch):
+            if not data:
+                holds = "it is empty (0 bytes)"
+            elif self._slot < 0:
+                holds = f"it holds {len(data)} bytes but no valid header"
+            else:
+                holds = f"its newest valid header is epoch {self._epoch}"
+            raise _corrupt(
+                path,
+                f"{holds}, but the checkpoint is at epoch {active_epoch} and has committed with "
+                "it every epoch since it first joined",
+            )
+        reset = history == "never"
+        if reset:  # leftovers of an aborted first join: not committed
+            self._slot, self._epoch, self._length, self._records = -1, 0, HEADER_SIZE, []
         if read_only:
             return
         # A header of an uncommitted epoch (above the active one) must not survive: a later
-        # commit of the tracker without this log attached would otherwise make it count.
+        # commit of the tracker without this log attached would otherwise make it count (every
+        # header when the log never joined a commit).
         if size >= HEADER_SIZE:
             for i in (0, 1):
-                state = _decode_header_slot(data[i * SLOT_SIZE : (i + 1) * SLOT_SIZE])
-                if isinstance(state, tuple) and state[0] > active_epoch:
+                raw = data[i * SLOT_SIZE : (i + 1) * SLOT_SIZE]
+                state = _decode_header_slot(raw)
+                if (reset and state is not None) or (
+                    isinstance(state, tuple) and state[0] > active_epoch
+                ):
                     _pwrite_all(self._fd, bytes(SLOT_SIZE), i * SLOT_SIZE, path)
         if size < HEADER_SIZE:
             _pwrite_all(self._fd, bytes(HEADER_SIZE), 0, path)
@@ -133,6 +199,10 @@ class EpochLog:
             _fsync(self._fd, path)
             if created:
                 _fsync_dir(os.path.dirname(os.path.abspath(path)))
+
+    @property
+    def has_committed_header(self) -> bool:
+        return self._slot >= 0
 
     @property
     def committed_length(self) -> int:

@@ -23,6 +23,7 @@ import math
 import re
 import struct
 import sys
+import threading
 import weakref
 from collections.abc import Sequence
 from functools import lru_cache
@@ -31,6 +32,7 @@ from typing import Any, TypeAlias
 from ..errors import ConfigError, CorruptCheckpointError, LuminaMoonError
 from ._arrow import is_arrow_object, iter_arrow_values
 from ._minhash_unicode import LOWER_PAIRS, WORD_RANGES
+from ._nocopy import NoCopy
 from .epoch_log import EpochLog
 from .suggest import did_you_mean, reject_unknown_options
 from .tracker import StateTracker
@@ -63,7 +65,8 @@ TextLike: TypeAlias = str | bytes | bytearray | memoryview
 MAX_NUM_PERM = 512
 MAX_NGRAM = 256
 DEFAULT_SEED = 1
-COMPANION_SUFFIX = ".minhash"
+COMPANION_KIND = "minhash"  # in the tracker's participant registry
+COMPANION_SUFFIX = "." + COMPANION_KIND
 FALSE_POSITIVE_WEIGHT = 0.3
 FALSE_NEGATIVE_WEIGHT = 0.7
 SHAPE_INTEGRATION_STEPS = 64
@@ -496,6 +499,15 @@ _ATTACHED: weakref.WeakKeyDictionary[StateTracker, weakref.ref[MinHashDeduplicat
 )
 
 
+def _derived_note(bands: int | None, rows: int | None) -> str:
+    """Which of bands/rows was derived (num_perm // the other), worded like the native module."""
+    if bands is None:
+        return " (bands derived as num_perm // rows)"
+    if rows is None:
+        return " (rows derived as num_perm // bands)"
+    return ""
+
+
 def _int_in(value: object, what: str, lo: int, hi: int) -> int:
     if not (isinstance(value, int) and not isinstance(value, bool) and lo <= value <= hi):
         raise ValueError(
@@ -504,8 +516,12 @@ def _int_in(value: object, what: str, lo: int, hi: int) -> int:
     return value
 
 
-class MinHashDeduplicator:
-    """Near-duplicate dedup with MinHash LSH; staged until commit, persisted with a tracker."""
+class MinHashDeduplicator(NoCopy):
+    """Near-duplicate dedup with MinHash LSH; staged until commit, persisted with a tracker.
+
+    Thread-safe: every method that touches the index takes the deduplicator's lock (an attached
+    commit takes the tracker's lock first); a commit writes and promotes exactly the documents
+    staged when its prepare step ran."""
 
     def __init__(
         self,
@@ -524,6 +540,7 @@ class MinHashDeduplicator:
     ) -> None:
         self._tracker: StateTracker | None = None
         self._log: EpochLog | None = None
+        self._lock = threading.RLock()
         reject_unknown_options("MinHashDeduplicator", options, _OPTIONS)
         self._num_perm = _int_in(num_perm, "num_perm", 1, MAX_NUM_PERM)
         if not (
@@ -571,7 +588,7 @@ class MinHashDeduplicator:
             if b == 0 or r == 0 or b * r > p:
                 raise ValueError(
                     f"MinHashDeduplicator: bands * rows must be at most num_perm ({p}), got "
-                    f"bands={bands}, rows={rows}"
+                    f"bands={b}, rows={r}{_derived_note(given_bands, given_rows)}"
                 )
             self._bands, self._rows = b, r
         self._bits = lsh_value_bits(self._rows, store_signatures)
@@ -611,7 +628,13 @@ class MinHashDeduplicator:
 
     def _load(self, tracker: StateTracker) -> None:
         path = self._companion
-        self._log = EpochLog(path, tracker.epoch, read_only=False, durable=tracker._durable)
+        self._log = EpochLog(
+            path,
+            tracker.epoch,
+            read_only=False,
+            durable=tracker._durable,
+            history=tracker._companion_history(COMPANION_KIND),
+        )
         mine = (self._shingle, self._num_perm, self._ngram, self._seed, self._bits)
         index = self._index
         for payload in self._log.take_committed_records():
@@ -640,11 +663,12 @@ class MinHashDeduplicator:
                 index.add(_unpack_row(raw, self._num_perm, self._bits))
             index.committed = len(index.values)
 
-    def _records(self) -> list[bytes]:
+    def _records(self, count: int) -> list[bytes]:
+        """Records of the first ``count`` staged rows."""
         index = self._index
         out = []
         first = index.committed
-        staged = index.values[first:]
+        staged = index.values[first : first + count]
         for start in range(0, len(staged), RECORD_MAX_ROWS):
             chunk = staged[start : start + RECORD_MAX_ROWS]
             out.append(
@@ -663,29 +687,40 @@ class MinHashDeduplicator:
     # -- the tracker's side of the commit protocol (CommitParticipant) ------------------------
 
     def _has_staged(self) -> bool:
-        return self._index.staged > 0
+        with self._lock:
+            return self._index.staged > 0
+
+    def _companion_kind(self) -> str:
+        return COMPANION_KIND
 
     def _prepare_commit(self, epoch: int, durable: bool) -> None:
-        if self._log is None:
-            return
-        self._log.prepare_commit(epoch, self._records())
-        self._prepared = self._index.staged
+        with self._lock:
+            if self._log is None:
+                return
+            # Exactly the rows staged now: filter_batch on other threads waits for the lock, and
+            # anything it stages after this commit stays staged for the next one.
+            staged = self._index.staged
+            self._log.prepare_commit(epoch, self._records(staged))
+            self._prepared = staged
 
     def _finish_commit(self) -> None:
-        if self._log is not None:
-            self._log.finish_commit()
-        self._index.promote(self._prepared)
-        self._prepared = 0
+        with self._lock:
+            if self._log is not None:
+                self._log.finish_commit()
+            self._index.promote(self._prepared)
+            self._prepared = 0
 
     def _drop_staged(self) -> None:
-        self._index.drop_staged()
-        self._prepared = 0
+        with self._lock:
+            self._index.drop_staged()
+            self._prepared = 0
 
     def _tracker_closed(self) -> None:
-        self._orphaned = True
-        if self._log is not None:
-            self._log.close()
-            self._log = None
+        with self._lock:
+            self._orphaned = True
+            if self._log is not None:
+                self._log.close()
+                self._log = None
 
     def __del__(self) -> None:
         log = getattr(self, "_log", None)
@@ -728,10 +763,11 @@ class MinHashDeduplicator:
     def is_unique(self, text: TextLike) -> bool:
         """True (and staged) when no indexed document is a verified near-duplicate of text."""
         row = self._index.row_of(self._signature(_as_text(text, "text")))
-        if self._index.has_duplicate(row):
-            return False
-        self._index.add(row)
-        return True
+        with self._lock:
+            if self._index.has_duplicate(row):
+                return False
+            self._index.add(row)
+            return True
 
     def filter_batch(self, texts: Sequence[TextLike] | Any) -> list[bool]:
         """Keep mask; the first of each group of near-duplicates wins; kept ones are staged.
@@ -741,18 +777,20 @@ class MinHashDeduplicator:
         """
         rows = [self._index.row_of(self._signature(t)) for t in _batch_texts(texts, "filter_batch")]
         keep = []
-        for row in rows:
-            fresh = not self._index.has_duplicate(row)
-            if fresh:
-                self._index.add(row)
-            keep.append(fresh)
+        with self._lock:
+            for row in rows:
+                fresh = not self._index.has_duplicate(row)
+                if fresh:
+                    self._index.add(row)
+                keep.append(fresh)
         return keep
 
     def query(self, text: TextLike, *, verify: bool = True) -> list[int]:
         """Ids of indexed documents that are verified near-duplicates of ``text`` (or, with
         ``verify=False``, every LSH candidate), ascending; stages nothing."""
         row = self._index.row_of(self._signature(_as_text(text, "text")))
-        return self._index.candidates(row, verify)
+        with self._lock:
+            return self._index.candidates(row, verify)
 
     def cluster(self, texts: Sequence[TextLike] | Any) -> list[int]:
         """Offline: every document's cluster id, the index of its cluster's first document.
@@ -795,7 +833,8 @@ class MinHashDeduplicator:
         if self._tracker is not None:
             self._tracker.commit()
         else:
-            self._index.promote(self._index.staged)
+            with self._lock:
+                self._index.promote(self._index.staged)
 
     def rollback(self) -> None:
         """Attached: ``tracker.rollback()``. Detached: drop the staged documents."""
@@ -803,7 +842,8 @@ class MinHashDeduplicator:
         if self._tracker is not None:
             self._tracker.rollback()
         else:
-            self._index.drop_staged()
+            with self._lock:
+                self._index.drop_staged()
 
     # -- properties ---------------------------------------------------------------------------
 

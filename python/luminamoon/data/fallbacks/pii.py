@@ -18,6 +18,7 @@ from typing import Any, TypeAlias
 
 from ..errors import ConfigError
 from ._arrow import is_arrow_object, iter_arrow_values
+from ._nocopy import NoCopy
 from .suggest import did_you_mean, reject_unknown_options
 
 __all__ = ["CATEGORIES", "MaskResult", "PIIMasker", "PIISpan"]
@@ -782,7 +783,7 @@ def _tag_category(key: object) -> int:
     )
 
 
-class PIIMasker:
+class PIIMasker(NoCopy):
     """Masks e-mails, IP addresses, API keys and credit-card numbers (rules: docs/pii.md)."""
 
     def __init__(

@@ -18,6 +18,7 @@ from typing import Any, TypeAlias
 from ..errors import ConfigError
 from . import _quality_tables as tables
 from ._arrow import is_arrow_object, iter_arrow_values
+from ._nocopy import NoCopy
 from .suggest import did_you_mean
 from .words import count_sentences as _count_sentences
 from .words import flags_of, tokenize
@@ -644,7 +645,7 @@ def _unknown(kind: str, name: str, known: Sequence[str]) -> ConfigError:
     return ConfigError(f"QualityFilter: unknown {kind} '{name}'; valid {kind}s: {', '.join(known)}")
 
 
-class QualityFilter:
+class QualityFilter(NoCopy):
     """Document quality metrics and rule sets (presets), with a reason for every rejection."""
 
     def __init__(

@@ -22,6 +22,7 @@ from types import TracebackType
 from typing import Any, Final, TypeAlias
 
 from ..errors import MalformedInputError
+from ._nocopy import NoCopy
 from .coordinate import StreamCoordinate
 from .suggest import did_you_mean, reject_unknown_options
 
@@ -632,24 +633,32 @@ def _import_zstandard() -> Any:
     return zstandard
 
 
+def _open_nonblocking(path: str) -> int:
+    """``os.open`` that cannot hang on a FIFO without a writer; blocking mode is restored by the
+    caller once the file type is known (checked on the descriptor: no stat-then-open race)."""
+    return os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+
+
 def _open_source(path: str, compression: str) -> tuple[_Source | None, str]:
     try:
-        file = open(path, "rb")  # noqa: SIM115 - the source owns it
-    except IsADirectoryError:  # open(2) itself accepts a directory; Python's open() does not
+        fd = _open_nonblocking(path)
+    except IsADirectoryError:
         return None, "it is a directory"
     except OSError as exc:
         return None, str(exc.strerror or exc)
     try:
-        mode = os.fstat(file.fileno()).st_mode
+        mode = os.fstat(fd).st_mode
     except OSError as exc:
-        file.close()
+        os.close(fd)
         return None, str(exc.strerror)
     if stat.S_ISDIR(mode):
-        file.close()
+        os.close(fd)
         return None, "it is a directory"
     if not stat.S_ISREG(mode):
-        file.close()  # FIFOs and devices could block or never end: never a hang
+        os.close(fd)  # FIFOs and devices could block or never end: never a hang
         return None, "not a regular file"
+    os.set_blocking(fd, True)
+    file = open(fd, "rb")  # noqa: SIM115 - the source owns it
     if compression == "gzip":
         return _GzipSource(file), ""
     if compression == "zstd":
@@ -664,7 +673,12 @@ def _open_source(path: str, compression: str) -> tuple[_Source | None, str]:
 
 def _count_newlines_in_file(path: str, count: int) -> int | None:
     try:
-        with open(path, "rb") as f:
+        fd = _open_nonblocking(path)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            return None
+        os.set_blocking(fd, True)
+        with open(fd, "rb") as f:
             lines = done = 0
             while done < count:
                 piece = f.read(min(1 << 20, count - done))
@@ -990,15 +1004,35 @@ def _check_uint(name: str, value: object, maximum: int) -> int:
     raise ValueError(f"{name} must be an int in [0, {maximum}], got {value!r}")
 
 
+def _path_of(path: object) -> str:
+    """One path argument, checked like the native module: type named, a NUL byte refused (a
+    C path would silently end there)."""
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise TypeError(
+            f"ShardReader: paths must be a str or os.PathLike, got {type(path).__name__}"
+        )
+    decoded = os.fsdecode(path)
+    if "\0" in decoded:
+        raise ValueError("embedded null byte")
+    return decoded
+
+
+def _check_positive(name: str, value: object) -> int:
+    """batch_size / max_record_bytes: 0 is as invalid as -1, so the range says [1, ...]."""
+    if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= _U32_MAX:
+        return value
+    raise ValueError(f"{name} must be an int in [1, {_U32_MAX}], got {value!r}")
+
+
 def _patterns(paths: object) -> list[str]:
     if isinstance(paths, (str, bytes, os.PathLike)):
-        return [os.fsdecode(paths)]
+        return [_path_of(paths)]
     if not isinstance(paths, Sequence):
         raise TypeError(
             "ShardReader: paths must be a str, an os.PathLike or a sequence of them, got "
             f"{type(paths).__name__}"
         )
-    return [os.fsdecode(p) for p in paths]
+    return [_path_of(p) for p in paths]
 
 
 def _field_list(fields: object) -> list[str]:
@@ -1086,7 +1120,7 @@ class _Item:
         self.issues: list[tuple[str, str | None, str]] = []
 
 
-class ShardReader:
+class ShardReader(NoCopy):
     """Batches of documents from .jsonl / .txt shards (plain, .gz, .zst)."""
 
     def __init__(
@@ -1114,19 +1148,15 @@ class ShardReader:
             raise TypeError("ShardReader: format and txt_mode must be str")
         reject_unknown_options("ShardReader", [format], _FORMATS, kind="format")
         reject_unknown_options("ShardReader", [txt_mode], _TXT_MODES, kind="txt_mode")
-        batch = _check_uint("batch_size", batch_size, _U32_MAX)
+        batch = _check_positive("batch_size", batch_size)
         if start is not None and not isinstance(start, StreamCoordinate):
             raise TypeError(
                 f"ShardReader: start must be a StreamCoordinate or None, got {type(start).__name__}"
             )
         if not isinstance(strict, bool):
             raise TypeError(f"ShardReader: strict must be a bool, got {type(strict).__name__}")
-        limit = _check_uint("max_record_bytes", max_record_bytes, _U32_MAX)
+        limit = _check_positive("max_record_bytes", max_record_bytes)
         _check_uint("threads", threads, _U32_MAX)  # the fallback parses on the calling thread
-        if batch == 0:
-            raise ValueError("batch_size must be an int >= 1, got 0")
-        if limit == 0:
-            raise ValueError("max_record_bytes must be an int >= 1, got 0")
         patterns = _patterns(paths)
         for i, name in enumerate(field_names):
             if name in field_names[:i]:
