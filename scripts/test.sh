@@ -8,16 +8,21 @@
 # its wall time, so the 35-minute CI budget can be checked step by step.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# ccache when it is installed and no launcher is set: the Release core library compiles the same
-# for .venv and for every wheel, so the later builds reuse its objects.
-if command -v ccache >/dev/null 2>&1 && [ -z "${CMAKE_CXX_COMPILER_LAUNCHER:-}" ]; then
-  export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache
-  export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
-fi
 START=$SECONDS
 step_start=$SECONDS
 timing() { echo "    ($((SECONDS - step_start)) s)"; step_start=$SECONDS; }
+# ccache when it is installed and no launcher is set: the Release core library compiles the same
+# for .venv and for every wheel, so the wheel builds reuse its objects. Checked again after
+# install.sh, which installs ccache on a bare machine.
+use_ccache() {
+  if command -v ccache >/dev/null 2>&1 && [ -z "${CMAKE_CXX_COMPILER_LAUNCHER:-}" ]; then
+    export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache
+    export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
+  fi
+}
+use_ccache
 bash scripts/install.sh
+use_ccache
 JOBS="${JOBS:-$(nproc)}"
 timing
 
