@@ -31,6 +31,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import results_json
 from luminamoon.data import _ffi, fallbacks
 
 pa: Any
@@ -154,6 +155,7 @@ def main() -> None:
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(figures, f, indent=2)
+    results_json.record("cleaner", figures, config=vars(args), quick=args.quick)
 
 
 if __name__ == "__main__":

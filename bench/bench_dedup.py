@@ -43,6 +43,7 @@ import pyarrow as pa
 import xxhash
 
 import luminamoon.data as lmd
+import results_json
 from luminamoon.data import fallbacks
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -762,20 +763,21 @@ def main(argv: list[str] | None = None) -> int:
     info["wall_s"] = time.perf_counter() - started
     info["peak_rss_gib"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 1)
     print(report(info, config, rows, mem, latency))
+    result = {
+        "machine": info,
+        "config": config,
+        "throughput": [asdict(r) for r in rows],
+        "memory": {
+            **asdict(mem),
+            "ours_bytes_per_hash": mem.ours_bytes_per_hash,
+            "ours_rss_per_hash": mem.ours_rss_per_hash,
+            "peer_rss_per_hash": mem.peer_rss_per_hash,
+        },
+        "commit_latency": [asdict(r) for r in latency],
+    }
     if args.json is not None:
-        result = {
-            "machine": info,
-            "config": config,
-            "throughput": [asdict(r) for r in rows],
-            "memory": {
-                **asdict(mem),
-                "ours_bytes_per_hash": mem.ours_bytes_per_hash,
-                "ours_rss_per_hash": mem.ours_rss_per_hash,
-                "peer_rss_per_hash": mem.peer_rss_per_hash,
-            },
-            "commit_latency": [asdict(r) for r in latency],
-        }
         args.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    results_json.record("dedup", result, config=vars(args), quick=args.quick)
     return 0
 
 

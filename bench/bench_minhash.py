@@ -42,6 +42,7 @@ from collections.abc import Callable
 from typing import Any
 
 import luminamoon.data as lmd
+import results_json
 from luminamoon.data import fallbacks
 
 NUM_PERM = 64
@@ -428,6 +429,7 @@ def main() -> None:
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(results, f, indent=2)
+    results_json.record("minhash", results, config=vars(args), quick=args.quick)
 
 
 def _version(name: str) -> str | None:

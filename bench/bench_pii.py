@@ -43,6 +43,7 @@ from collections.abc import Callable
 from typing import Any
 
 import luminamoon.data as lmd
+import results_json
 from luminamoon.data import fallbacks
 
 pa: Any
@@ -344,6 +345,7 @@ def main() -> None:
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(results, f, indent=2)
+    results_json.record("pii", results, config=vars(args), quick=args.quick)
 
 
 if __name__ == "__main__":

@@ -37,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import luminamoon.data as lmd
 import quality_corpus
+import results_json
 from luminamoon.data import fallbacks
 
 PAIRS = (
@@ -229,6 +230,7 @@ def main() -> int:
     print_tables(results)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
+    results_json.record("quality", results, config=vars(args), quick=args.quick)
     return 0
 
 

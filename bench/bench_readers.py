@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 import luminamoon.data as lmd
+import results_json
 from luminamoon.data import fallbacks
 
 WORDS = (
@@ -118,6 +119,7 @@ def main() -> None:
         report[corpus] = run_corpus(corpus, args.mb, args.repeat)
     if args.json:
         args.json.write_text(json.dumps(report, indent=2))
+    results_json.record("readers", report, config=vars(args))
 
 
 def run_corpus(corpus: str, megabytes: int, repeat: int) -> dict[str, Any]:

@@ -39,6 +39,7 @@ import pyarrow as pa
 import torch
 
 import luminamoon.data as lmd
+import results_json
 
 ST = lmd.StringTensor
 WORDS = (
@@ -271,6 +272,7 @@ def main() -> None:
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=2)
+    results_json.record("string_tensor", results, config=vars(args), quick=args.quick)
 
 
 if __name__ == "__main__":

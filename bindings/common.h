@@ -79,6 +79,7 @@ void reject_unknown_kwargs(const char* owner, const nb::kwargs& kwargs,
                            std::initializer_list<std::string_view> known);
 
 void bind_errors(nb::module_& m);
+void bind_build_info(nb::module_& m);
 void bind_checkpoint(nb::module_& m);
 void bind_dedup(nb::module_& m);
 void bind_minhash(nb::module_& m);

@@ -6,6 +6,7 @@ NB_MODULE(_native, m) {
   using namespace luminamoon::data::bindings;
   bind_errors(m);
   bind_common(m);
+  bind_build_info(m);
   bind_checkpoint(m);
   bind_dedup(m);
   bind_quality(m);

@@ -2,15 +2,14 @@
 # The StringTensor Python tests (lifetime of exports, imports and slices included) against a
 # native module built with AddressSanitizer + UndefinedBehaviorSanitizer. Python itself is not
 # instrumented: libasan is preloaded and leak checking is off (CPython keeps memory at exit).
-# Usage: bash scripts/asan_python_tests.sh [pytest args]; builds into build/pyasan (~10 min on 2
-# cores the first time; LUMINAMOON_ASAN_BUILD picks another dir) and runs from a throw-away
-# overlay, never installing anything.
+# Usage: bash scripts/asan_python_tests.sh [pytest args]; builds with the asan-python preset of
+# CMakePresets.json into build/asan-python (~10 min on 2 cores the first time;
+# LUMINAMOON_ASAN_BUILD picks another dir) and runs from a throw-away overlay, never installing
+# anything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BUILD="${LUMINAMOON_ASAN_BUILD:-build/pyasan}"
-cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DLUMINAMOON_BUILD_TESTS=OFF \
-  -DLUMINAMOON_BUILD_PYTHON=ON -DLUMINAMOON_SANITIZE=ON -DPython_EXECUTABLE="$PWD/.venv/bin/python" \
-  >/dev/null
+BUILD="${LUMINAMOON_ASAN_BUILD:-build/asan-python}"
+cmake --preset asan-python -B "$BUILD" >/dev/null
 cmake --build "$BUILD" --target _native
 OVERLAY=$(mktemp -d)
 trap 'rm -rf "$OVERLAY"' EXIT

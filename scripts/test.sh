@@ -1,12 +1,30 @@
 #!/usr/bin/env bash
 # Quick start, command 2 of 2: the whole test suite. Installs what it needs first (idempotent),
-# then: formatting and lint, the C++ unit tests and fuzz-corpus replays (ctest), the Python tests
-# on the native backend and again on the pure-Python fallback, the native stub check, and the
-# strict type check. Any failure fails the script.
+# then: formatting and lint, the C++ unit tests and fuzz-corpus replays (ctest, presets dev and
+# asan of CMakePresets.json), the native stub check, the strict type check, the Python tests on
+# the native backend, the parity files again with the scalar kernels forced, the whole suite on
+# the pure-Python fallback, and the release artefacts (scripts/build_wheels.sh: sdist and repaired
+# wheels, tested installed in fresh virtualenvs). Any failure fails the script. Each step prints
+# its wall time, so the 35-minute CI budget can be checked step by step.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+START=$SECONDS
+step_start=$SECONDS
+timing() { echo "    ($((SECONDS - step_start)) s)"; step_start=$SECONDS; }
+# ccache when it is installed and no launcher is set: the Release core library compiles the same
+# for .venv and for every wheel, so the wheel builds reuse its objects. Checked again after
+# install.sh, which installs ccache on a bare machine.
+use_ccache() {
+  if command -v ccache >/dev/null 2>&1 && [ -z "${CMAKE_CXX_COMPILER_LAUNCHER:-}" ]; then
+    export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache
+    export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
+  fi
+}
+use_ccache
 bash scripts/install.sh
+use_ccache
 JOBS="${JOBS:-$(nproc)}"
+timing
 
 echo "==> clang-format"
 git ls-files '*.h' '*.cc' | xargs clang-format --dry-run --Werror
@@ -14,17 +32,19 @@ echo "==> ruff"
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 
-echo "==> C++ unit tests (ctest)"
-cmake -S . -B build/ctest -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLUMINAMOON_BUILD_TESTS=ON \
-  >/dev/null
-cmake --build build/ctest -j "$JOBS"
-ctest --test-dir build/ctest --output-on-failure -j "$JOBS"
+timing
 
-echo "==> C++ unit tests under AddressSanitizer + UndefinedBehaviorSanitizer"
-cmake -S . -B build/ctest-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DLUMINAMOON_BUILD_TESTS=ON \
-  -DLUMINAMOON_SANITIZE=ON >/dev/null
-cmake --build build/ctest-asan -j "$JOBS"
-ctest --test-dir build/ctest-asan --output-on-failure -j "$JOBS"
+echo "==> C++ unit tests (ctest, preset dev)"
+cmake --preset dev >/dev/null
+cmake --build --preset dev -j "$JOBS"
+ctest --preset dev -j "$JOBS"
+timing
+
+echo "==> C++ unit tests under AddressSanitizer + UndefinedBehaviorSanitizer (preset asan)"
+cmake --preset asan >/dev/null
+cmake --build --preset asan -j "$JOBS"
+ctest --preset asan -j "$JOBS"
+timing
 
 # ---- ThreadSanitizer: the commit path under concurrent staging (issue 13) --------------------
 # A separate, self-contained block: a TSan build of the library, of the threaded C++ tests
@@ -54,14 +74,27 @@ bash scripts/check_stubs.sh
 
 echo "==> mypy --strict"
 .venv/bin/mypy
+timing
 
 echo "==> pytest (native backend)"
 .venv/bin/python -c "import luminamoon.data as d, sys; sys.exit(d.BACKEND != 'native')" \
   || { echo "native backend failed to import"; exit 1; }
 .venv/bin/python -m pytest -q -p no:cacheprovider tests
+timing
+
+# The kernels users without AVX get, checked from Python against the fallback: only the parity
+# files (the rest of the suite adds nothing kernel-specific and would cost minutes).
+echo "==> pytest parity files with the scalar kernels forced (LUMINAMOON_SIMD=scalar)"
+LUMINAMOON_SIMD=scalar .venv/bin/python -c \
+  "import luminamoon.data as d, sys; sys.exit(d.simd_isa() != 'scalar')"
+LUMINAMOON_SIMD=scalar .venv/bin/python -m pytest -q -p no:cacheprovider tests/test_*parity*.py
+timing
 
 echo "==> pytest (pure-Python fallback backend)"
 LUMINAMOON_FORCE_FALLBACK=1 .venv/bin/python -m pytest -q -p no:cacheprovider tests
-echo "==> stable-ABI (abi3) wheel on CPython >= 3.12"
-bash scripts/check_abi3.sh
-echo "==> all tests passed"
+timing
+
+echo "==> sdist and wheels: build, auditwheel repair, tests of the installed wheels"
+bash scripts/build_wheels.sh
+timing
+echo "==> all tests passed in $((SECONDS - START)) s"

@@ -32,6 +32,7 @@ PIISpan = impl.PIISpan
 MaskResult = impl.MaskResult
 StringTensor = impl.StringTensor
 xxh3_64 = impl.xxh3_64
+build_info = impl.build_info
 did_you_mean = impl.did_you_mean
 extract_field = impl.extract_field
 simd_isa = impl.simd_isa
@@ -66,6 +67,7 @@ __all__ = [
     "StringTensor",
     "TextCleaner",
     "__version__",
+    "build_info",
     "did_you_mean",
     "extract_field",
     "simd_isa",

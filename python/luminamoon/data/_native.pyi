@@ -27,6 +27,11 @@ def simd_isa() -> str:
 def supported_isas() -> list[str]:
     """Every instruction set this CPU and build can run, 'scalar' first."""
 
+def build_info() -> dict[str, str]:
+    """
+    What this backend is built from, for bug reports: 'compiler', 'cxx_standard' and the version of every linked library ('simdjson', 'abseil', 'utf8proc', 'xxhash', 'zstd', 'zlib'). A library with a runtime version call reports the version loaded.
+    """
+
 class StreamCoordinate:
     """
     The 32-byte position of a stream (SPEC 3.1): immutable, little-endian on the wire.

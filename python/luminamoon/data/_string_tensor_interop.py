@@ -4,15 +4,16 @@ Both ``StringTensor`` classes (native and fallback) delegate here, so they accep
 inputs and return the same objects. Everything goes through the tensor's public protocol:
 ``__arrow_c_array__`` / ``__arrow_c_stream__`` for pyarrow, Polars and DuckDB (zero-copy),
 ``offsets_and_payload()`` and ``from_buffers()`` for NumPy and PyTorch (DLPack). pyarrow, polars,
-numpy and torch are optional and imported on first use, with an install hint when missing.
+numpy and torch are imported on first use through ``_optional.require``, which names the extra
+to install when one is missing.
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from . import _ffi
+from ._optional import require
 from .errors import ConfigError
 
 __all__ = [
@@ -41,10 +42,7 @@ _REPR_ITEMS = 5
 
 
 def _require(module: str, what: str) -> Any:
-    try:
-        return importlib.import_module(module)
-    except ImportError as exc:
-        raise ImportError(f"StringTensor.{what} needs {module}: pip install {module}") from exc
+    return require(module, f"StringTensor.{what}")
 
 
 def arrow_type(type: object) -> Any:

@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
+import os
+import platform
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from . import __version__
+from . import __version__, _ffi
 from ._ffi import BACKEND, impl
+from ._optional import core_status, extras_status
 from .demo import run_demo
 from .errors import LuminaMoonError, RunInterruptedError
+from .fallbacks.build_info import build_info as fallbacks_build_info
 from .run import format_report, load_report, run
 
 _COMMANDS = ("run", "stats", "demo", "inspect", "info")
@@ -76,6 +82,84 @@ def _run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _native_module() -> Any:
+    """The native module even when the fallback is forced; None when it does not import."""
+    try:
+        return importlib.import_module("luminamoon.data._native")
+    except ImportError:
+        return None
+
+
+def _info() -> dict[str, Any]:
+    """Everything a bug report needs about this installation, as plain data."""
+    native = _native_module()
+    if native is not None:
+        native_state: dict[str, Any] = {
+            "module": native.__file__,
+            "simd_isa": None,
+            "supported_isas": native.supported_isas(),
+            "build": native.build_info(),
+        }
+        try:
+            native_state["simd_isa"] = native.simd_isa()
+        except LuminaMoonError as exc:  # LUMINAMOON_SIMD names an ISA this CPU lacks
+            native_state["simd_isa"] = f"error: {exc}"
+    else:
+        error = _ffi.NATIVE_IMPORT_ERROR
+        native_state = {"module": None, "import_error": str(error) if error else "not built"}
+    forced = os.environ.get("LUMINAMOON_FORCE_FALLBACK", "")
+    return {
+        "luminamoon-data": __version__,
+        "python": f"{platform.python_implementation()} {platform.python_version()}",
+        "platform": f"{platform.system()} {platform.machine()} {' '.join(platform.libc_ver())}",
+        "backend": BACKEND,
+        "force_fallback": forced not in ("", "0"),
+        "simd_env": os.environ.get("LUMINAMOON_SIMD") or None,
+        "native": native_state,
+        "fallback": fallbacks_build_info(),
+        "core": core_status(),
+        "extras": extras_status(),
+    }
+
+
+def _render_info(info: dict[str, Any]) -> str:
+    def versions(items: dict[str, Any]) -> str:
+        return ", ".join(f"{name} {value or 'missing'}" for name, value in items.items())
+
+    native = info["native"]
+    lines = [
+        f"luminamoon-data {info['luminamoon-data']}",
+        f"python      {info['python']}",
+        f"platform    {info['platform']}",
+        f"backend     {info['backend']}"
+        + (" (LUMINAMOON_FORCE_FALLBACK is set)" if info["force_fallback"] else ""),
+    ]
+    if native["module"] is None:
+        lines.append(f"native      unavailable: {native['import_error']}")
+    else:
+        simd = native["simd_isa"]
+        if info["simd_env"]:
+            simd += f" (LUMINAMOON_SIMD={info['simd_env']})"
+        lines += [
+            f"native      {native['module']}",
+            f"simd        {simd}; supported: {', '.join(native['supported_isas'])}",
+            f"compiler    {native['build']['compiler']}, C++ {native['build']['cxx_standard']}",
+            "native libs "
+            + ", ".join(
+                f"{name} {version}"
+                for name, version in native["build"].items()
+                if name not in ("compiler", "cxx_standard")
+            ),
+        ]
+    lines.append(f"fallback    {versions(info['fallback'])}")
+    lines.append(f"core deps   {versions(info['core'])}")
+    for extra, dists in info["extras"].items():
+        present = all(version is not None for version in dists.values())
+        mark = "present" if present else "partial" if any(dists.values()) else "absent"
+        lines.append(f"extra [{extra}] {mark}: {versions(dists)}")
+    return "\n".join(lines)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="luminamoon-data",
@@ -135,7 +219,11 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--batch-size", type=int, default=1_000, help="(default: %(default)s)")
     inspect = sub.add_parser("inspect", help="print a .meta checkpoint's committed state as JSON")
     inspect.add_argument("meta", type=Path)
-    sub.add_parser("info", help="version and live backend")
+    info = sub.add_parser(
+        "info",
+        help="versions, backend, SIMD ISA, linked native libraries and extras (for bug reports)",
+    )
+    info.add_argument("--json", action="store_true", help="print it as JSON")
     return parser
 
 
@@ -164,7 +252,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "inspect":
             print(json.dumps(_inspect(args.meta), indent=2))
             return 0
-        print(f"luminamoon-data {__version__} (backend: {BACKEND})")
+        info = _info()
+        print(json.dumps(info, indent=2) if args.json else _render_info(info))
         return 0
     except RunInterruptedError as exc:
         print(f"luminamoon-data: {exc}", file=sys.stderr)

@@ -6,6 +6,7 @@ Used when the native module is not built for this interpreter, or when
 
 from __future__ import annotations
 
+from .build_info import build_info
 from .cleaner import TextCleaner
 from .coordinate import StreamCoordinate
 from .dedup import StreamDeduplicator, xxh3_64
@@ -38,6 +39,7 @@ __all__ = [
     "StreamDeduplicator",
     "StringTensor",
     "TextCleaner",
+    "build_info",
     "did_you_mean",
     "extract_field",
     "simd_isa",

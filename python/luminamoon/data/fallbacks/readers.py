@@ -21,6 +21,7 @@ from collections.abc import Iterator, Sequence
 from types import TracebackType
 from typing import Any, Final, TypeAlias
 
+from .._optional import require
 from ..errors import MalformedInputError
 from ._nocopy import NoCopy
 from .coordinate import StreamCoordinate
@@ -623,14 +624,8 @@ class _ZstdSource(_CompressedSource):
 
 
 def _import_zstandard() -> Any:
-    try:
-        import zstandard  # noqa: PLC0415 - optional, only for .zst shards
-    except ImportError:
-        raise ImportError(
-            "reading .zst shards with the pure-Python backend needs the 'zstandard' package: "
-            "pip install zstandard (the native backend has zstd built in)"
-        ) from None
-    return zstandard
+    # Optional, only for .zst shards; the native backend has zstd built in.
+    return require("zstandard", "reading .zst shards with the pure-Python backend")
 
 
 def _open_nonblocking(path: str) -> int:

@@ -19,7 +19,6 @@ Arrow input and output, numpy only for the array-returning methods.
 from __future__ import annotations
 
 import ctypes
-import importlib
 import itertools
 import struct
 from array import array
@@ -27,6 +26,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from .. import _string_tensor_interop as interop
+from .._optional import require
 
 __all__ = ["StringTensor"]
 
@@ -136,7 +136,7 @@ def _byte_view(obj: object, what: str) -> memoryview:
                 f"from_buffers: {what} must be a 1-D array on the CPU (NumPy, DLPack or buffer "
                 f"protocol), got {type(obj).__name__}"
             ) from None
-        np = importlib.import_module("numpy")
+        np = _import_numpy("from_buffers")
         view = memoryview(np.from_dlpack(obj))
     if view.ndim != 1:
         raise ValueError(f"from_buffers: {what} must be 1-D, got {view.ndim} dimensions")
@@ -161,20 +161,11 @@ def _requested_format(requested_schema: object) -> str | None:
 
 
 def _import_pyarrow(what: str) -> Any:
-    try:
-        return importlib.import_module("pyarrow")
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            f"StringTensor.{what} with the pure-Python fallback backend needs pyarrow: "
-            "pip install pyarrow (or build the native module)"
-        ) from exc
+    return require("pyarrow", f"StringTensor.{what} (pure-Python backend)")
 
 
 def _import_numpy(what: str) -> Any:
-    try:
-        return importlib.import_module("numpy")
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError(f"StringTensor.{what} needs numpy: pip install numpy") from exc
+    return require("numpy", f"StringTensor.{what}")
 
 
 def _read_only(np: Any, buffer: memoryview, dtype: Any) -> Any:
