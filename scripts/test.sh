@@ -52,9 +52,7 @@ timing
 # driver (tests/tsan_driver.py) with the TSan runtime preloaded. Only these two targets are
 # built, so the step stays at a few minutes on 2 cores. Any race report fails the script.
 echo "==> commit-path concurrency under ThreadSanitizer"
-cmake -S . -B build/tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLUMINAMOON_BUILD_TESTS=ON \
-  -DLUMINAMOON_BUILD_PYTHON=ON -DLUMINAMOON_SANITIZE_THREAD=ON \
-  -DPython_EXECUTABLE="$PWD/.venv/bin/python" >/dev/null
+cmake --preset tsan >/dev/null
 cmake --build build/tsan -j "$JOBS" --target luminamoon_concurrency_tests _native
 TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1" \
   build/tsan/tests/cpp/luminamoon_concurrency_tests --gtest_brief=1
@@ -67,6 +65,9 @@ cp build/tsan/bindings/_native*.so "$tsan_pkg/luminamoon/data/"
 TSAN_OPTIONS="halt_on_error=1 exitcode=66" \
   LD_PRELOAD="$(c++ -print-file-name=libtsan.so)" PYTHONPATH="$tsan_pkg" \
   .venv/bin/python tests/tsan_driver.py "$tsan_pkg"
+rm -rf "$tsan_pkg"
+trap - EXIT
+timing
 # ---- end of the ThreadSanitizer block ----------------------------------------------------------
 
 echo "==> native stubs match the committed reference"
