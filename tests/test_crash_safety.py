@@ -16,6 +16,7 @@ Two halves:
 
 from __future__ import annotations
 
+import os
 import random
 import struct
 import sys
