@@ -1,0 +1,522 @@
+#!/usr/bin/env python3
+"""End to end: our FusedPipeline beside datatrove 0.10.1's LocalPipelineExecutor, and beside
+today's stage-by-stage Python glue, on the same JSONL shards (issue 10, section 5).
+
+Rows, each on every corpus:
+
+* ``quality+pii``: datatrove ``JsonlReader -> GopherQualityFilter -> C4QualityFilter ->
+  FineWebQualityFilter -> PIIFormatter -> JsonlWriter`` (one task, one worker, in this process)
+  vs ours ``ShardReader -> FusedPipeline(quality=gopher_quality+c4_lines+fineweb, pii) -> JSONL``
+  with ``threads=1`` and ``threads=2``. ``c4_lines`` is the like-for-like preset: datatrove's
+  C4 filter removes lines before the next filter sees the text. PII on both sides is e-mail and
+  public IP only (datatrove's PIIFormatter has no API-key or card rules), both with the tags
+  ``<EMAIL>`` / ``<IP_ADDRESS>``, so outputs can be compared byte for byte.
+* ``quality+pii+dedup``: the same plus exact and near dedup. datatrove: its multi-stage recipe
+  (filters -> JsonlWriter; ExactDedupSignature -> ExactFindDedups -> ExactDedupFilter;
+  MinhashDedupSignature -> MinhashDedupBuckets -> MinhashDedupCluster -> MinhashDedupFilter ->
+  PIIFormatter -> JsonlWriter), every stage one task at a time, all timed. Ours: the same
+  FusedPipeline with ``exact_dedup`` and ``near_dedup`` on, word 5-grams, 14 bands x 8 rows like
+  datatrove's ``MinhashConfig`` default (we verify candidates against ``threshold``; datatrove
+  drops every LSH bucket match).
+* ``fused-vs-glue``: the README "stage by stage" loop (ShardReader -> TextCleaner.clean_batch ->
+  QualityFilter.filter_batch -> list comprehensions -> MinHashDeduplicator.filter_batch ->
+  PIIMasker.mask_batch -> StringTensor) vs ``FusedPipeline`` with the same stages, both in
+  memory, ``threads=1``; their outputs must be identical.
+
+Agreement: which documents each side keeps (by id), and how many kept texts are byte-identical.
+Timing: medians over ``--repeats`` rounds, every job once per round (round-robin), the garbage
+collector off inside timed regions, a warm-up run of every job first (spaCy and the native
+module loaded). Corpora: the real-text corpus of bench/real_corpus.py (built if missing) and the
+demo corpus (luminamoon.data.demo_corpus). Outputs go to bench/out/ (gitignored).
+
+Needs ``pip install -r requirements-bench.txt``. Run: ``python bench/bench_pipeline.py``
+(``--quick`` for a smoke run, ``--json PATH`` to save every figure, ``--rows`` to pick rows).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import platform
+import shutil
+import statistics
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import luminamoon.data as lmd
+from luminamoon.data.demo_corpus import write_demo_corpus
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "out"
+STARTED = time.perf_counter()
+QUALITY_PRESETS = ["gopher_quality", "c4_lines", "fineweb"]
+PII_TAGS = {"EMAIL": "<EMAIL>", "IP_ADDRESS": "<IP_ADDRESS>"}
+OUR_PII = {"api_key": False, "credit_card": False, "tags": PII_TAGS}
+# datatrove's MinhashConfig default: word 5-grams, 14 buckets of 8 hashes.
+OUR_NEAR = {"num_perm": 112, "bands": 14, "rows": 8, "ngram": 5, "threshold": 0.75}
+ROWS = ("quality+pii", "quality+pii+dedup", "fused-vs-glue")
+
+
+def log(message: str) -> None:
+    print(f"[{time.perf_counter() - STARTED:7.1f}s] {message}", file=sys.stderr, flush=True)
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def dumps(record: dict[str, object]) -> bytes:
+    try:
+        import orjson  # noqa: PLC0415
+
+        return orjson.dumps(record)
+    except ModuleNotFoundError:
+        return json.dumps(record, ensure_ascii=False).encode()
+
+
+# -- corpora ------------------------------------------------------------------------------------
+
+
+def corpus_paths(name: str, args: argparse.Namespace) -> list[str]:
+    if name == "real":
+        folder = OUT / "real"
+        if not (folder / "manifest.json").exists():
+            import real_corpus  # noqa: PLC0415
+
+            log("building the real-text corpus (bench/real_corpus.py)...")
+            real_corpus.build(
+                argparse.Namespace(
+                    out=str(folder),
+                    max_mb=args.real_mb,
+                    max_doc_bytes=8192,
+                    shards=8,
+                    man_english=400,
+                    man_translated=150,
+                    seed=0,
+                )
+            )
+        return sorted(str(p) for p in folder.glob("real-*.jsonl"))
+    folder = OUT / "demo"
+    shutil.rmtree(folder, ignore_errors=True)
+    return write_demo_corpus(folder, documents=args.demo_docs, shards=4, seed=0)
+
+
+def corpus_size(paths: list[str]) -> tuple[int, int, int]:
+    """(records, documents, text bytes) as the reader sees them."""
+    reader = lmd.ShardReader(paths)
+    docs = 0
+    nbytes = 0
+    for batch in reader:
+        docs += len(batch)
+        nbytes += sum(len(t.encode()) for t in batch.texts)
+    return reader.stats()["records"], docs, nbytes
+
+
+# -- datatrove ----------------------------------------------------------------------------------
+
+
+def _patch_datatrove_xxhash() -> None:
+    """datatrove 0.10.1 hashes ``str`` shingles with ``xxhash.xxh64_intdigest(str)``, which
+    xxhash 4 (pinned in requirements-dev.txt) rejects ("Strings must be encoded before
+    hashing"); xxhash 3 encoded them as UTF-8 itself. Same hash values, same cost."""
+    import xxhash  # noqa: PLC0415
+    from datatrove.utils.hashes import xxhash as dt_xxhash  # noqa: PLC0415
+
+    def xxhash32(data: str | bytes) -> int:
+        return xxhash.xxh32_intdigest(data.encode() if isinstance(data, str) else data)
+
+    def xxhash64(data: str | bytes) -> int:
+        return xxhash.xxh64_intdigest(data.encode() if isinstance(data, str) else data)
+
+    dt_xxhash.xxhash32 = xxhash32
+    dt_xxhash.xxhash64 = xxhash64
+
+
+def _dt_run(pipeline: list[Any], logs: Path, tasks: int = 1) -> None:
+    from datatrove.executor import LocalPipelineExecutor  # noqa: PLC0415
+
+    LocalPipelineExecutor(
+        pipeline=pipeline,
+        tasks=tasks,
+        workers=1,
+        logging_dir=str(logs),
+        skip_completed=False,
+    ).run()
+
+
+def _dt_reader(folder: Path) -> Any:
+    from datatrove.pipeline.readers import JsonlReader  # noqa: PLC0415
+
+    return JsonlReader(str(folder), glob_pattern="*.jsonl", compression=None)
+
+
+def _dt_filters() -> list[Any]:
+    from datatrove.pipeline.filters import (  # noqa: PLC0415
+        C4QualityFilter,
+        FineWebQualityFilter,
+        GopherQualityFilter,
+    )
+
+    return [GopherQualityFilter(), C4QualityFilter(), FineWebQualityFilter()]
+
+
+def _dt_pii() -> Any:
+    from datatrove.pipeline.formatters import PIIFormatter  # noqa: PLC0415
+
+    return PIIFormatter(email_replacement="<EMAIL>", ip_replacement="<IP_ADDRESS>")
+
+
+def datatrove_quality_pii(inp: Path, work: Path) -> Path:
+    from datatrove.pipeline.writers import JsonlWriter  # noqa: PLC0415
+
+    out = work / "output"
+    _dt_run(
+        [_dt_reader(inp), *_dt_filters(), _dt_pii(), JsonlWriter(str(out), compression=None)],
+        work / "logs",
+    )
+    return out
+
+
+def datatrove_with_dedup(inp: Path, work: Path) -> Path:
+    from datatrove.pipeline.dedup import (  # noqa: PLC0415
+        ExactDedupConfig,
+        ExactDedupFilter,
+        ExactDedupSignature,
+        ExactFindDedups,
+        MinhashConfig,
+        MinhashDedupBuckets,
+        MinhashDedupCluster,
+        MinhashDedupFilter,
+        MinhashDedupSignature,
+    )
+    from datatrove.pipeline.writers import JsonlWriter  # noqa: PLC0415
+
+    filtered, exact_out, out = work / "filtered", work / "exact", work / "output"
+    _dt_run(
+        [_dt_reader(inp), *_dt_filters(), JsonlWriter(str(filtered), compression=None)],
+        work / "logs-1",
+    )
+    exact_config = ExactDedupConfig(content_getter=lambda doc: doc.text)
+    _dt_run(
+        [
+            _dt_reader(filtered),
+            ExactDedupSignature(str(work / "exact-sigs"), exact_config, finder_workers=1),
+        ],
+        work / "logs-2",
+    )
+    _dt_run(
+        [ExactFindDedups(str(work / "exact-sigs"), str(work / "exact-dups"), exact_config)],
+        work / "logs-3",
+    )
+    _dt_run(
+        [
+            _dt_reader(filtered),
+            ExactDedupFilter(str(work / "exact-dups"), exact_config),
+            JsonlWriter(str(exact_out), compression=None),
+        ],
+        work / "logs-4",
+    )
+    config = MinhashConfig()
+    _dt_run(
+        [_dt_reader(exact_out), MinhashDedupSignature(str(work / "mh-sigs"), config=config)],
+        work / "logs-5",
+    )
+    _dt_run(
+        [MinhashDedupBuckets(str(work / "mh-sigs"), str(work / "mh-buckets"), config=config)],
+        work / "logs-6",
+        tasks=config.num_buckets,
+    )
+    _dt_run(
+        [MinhashDedupCluster(str(work / "mh-buckets"), str(work / "mh-remove"), config=config)],
+        work / "logs-7",
+    )
+    _dt_run(
+        [
+            _dt_reader(exact_out),
+            MinhashDedupFilter(str(work / "mh-remove")),
+            _dt_pii(),
+            JsonlWriter(str(out), compression=None),
+        ],
+        work / "logs-8",
+    )
+    return out
+
+
+def read_output(folder: Path) -> dict[str, str]:
+    """id -> text of every JSONL record under ``folder``."""
+    out: dict[str, str] = {}
+    for path in sorted(folder.rglob("*.jsonl")):
+        with path.open(encoding="utf-8") as fh:
+            for line in fh:
+                record = json.loads(line)
+                out[str(record["id"])] = record["text"]
+    return out
+
+
+# -- ours ---------------------------------------------------------------------------------------
+
+
+def ours_to_jsonl(paths: list[str], out: Path, threads: int, stages: dict[str, Any]) -> Path:
+    """ShardReader -> FusedPipeline -> JSONL (``{"id", "text"}`` per kept document)."""
+    pipeline = lmd.FusedPipeline(threads=threads, **stages)
+    reader = lmd.ShardReader(paths, fields=["id"], threads=threads)
+    out.mkdir(parents=True, exist_ok=True)
+    target = out / "00000.jsonl"
+    with target.open("wb") as fh:
+        for batch in reader:
+            result = pipeline.process(batch)
+            ids = result.fields["id"]
+            fh.write(
+                b"".join(
+                    dumps({"id": i, "text": t}) + b"\n"
+                    for i, t in zip(ids, result.texts, strict=True)
+                )
+            )
+    return out
+
+
+def stages_quality_pii() -> dict[str, Any]:
+    return {
+        "cleaner": False,
+        "quality": {"presets": QUALITY_PRESETS},
+        "exact_dedup": False,
+        "near_dedup": False,
+        "pii": OUR_PII,
+    }
+
+
+def stages_with_dedup() -> dict[str, Any]:
+    return {**stages_quality_pii(), "exact_dedup": True, "near_dedup": OUR_NEAR}
+
+
+# The README "stage by stage" example and its fused equivalent, in memory.
+GLUE_QUALITY = ("gopher_quality", "fineweb")
+
+
+def glue(paths: list[str]) -> list[str]:
+    reader = lmd.ShardReader(paths, fields=["id"], threads=1)
+    cleaner = lmd.TextCleaner(threads=1)
+    quality = lmd.QualityFilter(GLUE_QUALITY, threads=1)
+    near = lmd.MinHashDeduplicator(threshold=0.8, threads=1)
+    pii = lmd.PIIMasker(threads=1)
+    out: list[str] = []
+    for batch in reader:
+        texts = cleaner.clean_batch(batch.texts)
+        keep = quality.filter_batch(texts).keep
+        texts = [t for t, k in zip(texts, keep, strict=True) if k]
+        texts = [t for t, k in zip(texts, near.filter_batch(texts), strict=True) if k]
+        clean = lmd.StringTensor(pii.mask_batch(texts).texts)
+        out.extend(clean)  # (untimed in spirit: a trainer would consume `clean` here)
+    return out
+
+
+def fused(paths: list[str], threads: int = 1) -> list[str]:
+    reader = lmd.ShardReader(paths, fields=["id"], threads=threads)
+    pipeline = lmd.FusedPipeline(
+        cleaner=True,
+        quality=list(GLUE_QUALITY),
+        exact_dedup=False,
+        near_dedup={"threshold": 0.8},
+        pii=True,
+        threads=threads,
+    )
+    out: list[str] = []
+    for batch in reader:
+        out.extend(pipeline.process(batch).texts)
+    return out
+
+
+# -- driver -------------------------------------------------------------------------------------
+
+
+def agreement(theirs: dict[str, str], ours: dict[str, str], all_ids: list[str]) -> dict[str, int]:
+    both = set(theirs) & set(ours)
+    return {
+        "documents": len(all_ids),
+        "both_keep": len(both),
+        "both_drop": sum(1 for i in all_ids if i not in theirs and i not in ours),
+        "only_datatrove_keeps": len(set(theirs) - set(ours)),
+        "only_ours_keeps": len(set(ours) - set(theirs)),
+        "same_text": sum(1 for i in both if theirs[i] == ours[i]),
+    }
+
+
+def reader_ids(paths: list[str]) -> list[str]:
+    ids: list[str] = []
+    for batch in lmd.ShardReader(paths, fields=["id"]):
+        ids.extend(str(i) for i in batch.fields["id"])
+    return ids
+
+
+def time_jobs(
+    jobs: dict[str, Callable[[], Any]], repeats: int, warmup: bool
+) -> tuple[dict[str, list[float]], dict[str, Any]]:
+    times: dict[str, list[float]] = {k: [] for k in jobs}
+    results: dict[str, Any] = {}
+    if warmup:
+        for job in jobs.values():
+            job()
+    for r in range(repeats):
+        for label, job in jobs.items():
+            with gc_paused():
+                start = time.perf_counter()
+                results[label] = job()
+                seconds = time.perf_counter() - start
+            times[label].append(seconds)
+            log(f"  round {r + 1}/{repeats} {label}: {seconds:.2f} s")
+    return times, results
+
+
+def bench_row(
+    row: str, corpus: str, paths: list[str], size: tuple[int, int, int], args: argparse.Namespace
+) -> dict[str, Any]:
+    records, docs, nbytes = size
+    inp = Path(paths[0]).parent
+    work = OUT / "runs" / f"{corpus}-{row}"
+    shutil.rmtree(work, ignore_errors=True)
+    jobs: dict[str, Callable[[], Any]] = {}
+    if row in ("quality+pii", "quality+pii+dedup"):
+        dt_fn = datatrove_quality_pii if row == "quality+pii" else datatrove_with_dedup
+        stages = stages_quality_pii() if row == "quality+pii" else stages_with_dedup()
+        counter = iter(range(1_000_000))
+
+        def dt_job() -> Path:
+            d = work / f"datatrove-{next(counter)}"
+            return dt_fn(inp, d)
+
+        if not args.skip_datatrove:
+            jobs["datatrove"] = dt_job
+        for t in args.threads:
+            jobs[f"ours_t{t}"] = lambda t=t: ours_to_jsonl(paths, work / f"ours-t{t}", t, stages)
+    else:
+        jobs["glue_t1"] = lambda: glue(paths)
+        jobs["fused_t1"] = lambda: fused(paths, 1)
+        if 2 in args.threads:
+            jobs["fused_t2"] = lambda: fused(paths, 2)
+    log(f"{corpus} / {row}: {docs} documents, {nbytes / 1e6:.2f} MB")
+    times, results = time_jobs(jobs, args.repeats, warmup=not args.quick)
+    figures: dict[str, Any] = {}
+    for label, secs in times.items():
+        median = statistics.median(secs)
+        figures[label] = {
+            "seconds": secs,
+            "median_s": median,
+            "docs_per_s": docs / median,
+            "mb_per_s": nbytes / 1e6 / median,
+        }
+    entry: dict[str, Any] = {
+        "row": row,
+        "corpus": corpus,
+        "records": records,
+        "documents": docs,
+        "bytes": nbytes,
+        "figures": figures,
+    }
+    if row == "fused-vs-glue":
+        entry["identical_output"] = results["glue_t1"] == results["fused_t1"]
+        entry["kept"] = {"glue": len(results["glue_t1"]), "fused": len(results["fused_t1"])}
+        entry["fused_over_glue"] = figures["glue_t1"]["median_s"] / figures["fused_t1"]["median_s"]
+    else:
+        ids = reader_ids(paths)
+        ours = read_output(results[f"ours_t{args.threads[0]}"])
+        for t in args.threads[1:]:
+            if read_output(results[f"ours_t{t}"]) != ours:
+                entry[f"ours_t{t}_differs_from_t{args.threads[0]}"] = True
+        entry["ours_kept"] = len(ours)
+        if "datatrove" in results:
+            theirs = read_output(results["datatrove"])
+            entry["datatrove_kept"] = len(theirs)
+            entry["agreement"] = agreement(theirs, ours, ids)
+            dt_s = figures["datatrove"]["median_s"]
+            for t in args.threads:
+                entry[f"ours_t{t}_over_datatrove"] = dt_s / figures[f"ours_t{t}"]["median_s"]
+        if 1 in args.threads and 2 in args.threads:
+            entry["t2_over_t1"] = figures["ours_t1"]["median_s"] / figures["ours_t2"]["median_s"]
+    log(json.dumps({k: v for k, v in entry.items() if k != "figures"}))
+    return entry
+
+
+def print_tables(entries: list[dict[str, Any]]) -> None:
+    print("\n| corpus | row | job | docs/s | MB/s | median s | ratio |")
+    print("|---|---|---|---:|---:|---:|---|")
+    for e in entries:
+        for label, f in e["figures"].items():
+            ratio = ""
+            if label.startswith("ours_t") and f"{label}_over_datatrove" in e:
+                ratio = f"{e[f'{label}_over_datatrove']:.1f}x datatrove"
+            if label == "ours_t2" and "t2_over_t1" in e:
+                ratio += f"; {e['t2_over_t1']:.2f}x t1"
+            if label == "fused_t1":
+                ratio = f"{e['fused_over_glue']:.2f}x glue"
+            print(
+                f"| {e['corpus']} | {e['row']} | {label} | {f['docs_per_s']:,.0f} | "
+                f"{f['mb_per_s']:.2f} | {f['median_s']:.3f} | {ratio} |"
+            )
+    for e in entries:
+        if "agreement" in e:
+            print(f"agreement {e['corpus']} / {e['row']}: {e['agreement']}")
+        if "identical_output" in e:
+            print(f"fused == glue on {e['corpus']}: {e['identical_output']} ({e['kept']})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpora", nargs="+", default=["real", "demo"])
+    parser.add_argument("--rows", nargs="+", default=list(ROWS), choices=ROWS)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--demo-docs", type=int, default=4000)
+    parser.add_argument("--real-mb", type=float, default=8.0)
+    parser.add_argument("--skip-datatrove", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="200 demo documents, 1 round")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    if args.quick:
+        args.repeats, args.demo_docs, args.corpora = 1, 200, ["demo"]
+    os.environ.setdefault("LOGURU_LEVEL", "WARNING")
+    try:
+        from datatrove.utils.logging import logger  # noqa: PLC0415
+
+        logger.remove()
+        logger.add(sys.stderr, level="WARNING")
+        _patch_datatrove_xxhash()
+    except ModuleNotFoundError:
+        if not args.skip_datatrove:
+            raise
+    log(f"backend {lmd.BACKEND}, python {platform.python_version()}, load {os.getloadavg()}")
+    entries = []
+    for corpus in args.corpora:
+        paths = corpus_paths(corpus, args)
+        size = corpus_size(paths)
+        for row in args.rows:
+            entries.append(bench_row(row, corpus, paths, size, args))
+    print_tables(entries)
+    if args.json:
+        meta = {
+            "backend": lmd.BACKEND,
+            "python": platform.python_version(),
+            "load_after": os.getloadavg(),
+            "total_s": time.perf_counter() - STARTED,
+        }
+        real_manifest = OUT / "real" / "manifest.json"
+        if real_manifest.exists():
+            meta["real_corpus"] = json.loads(real_manifest.read_text())
+        args.json.write_text(json.dumps({"meta": meta, "entries": entries}, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
