@@ -81,7 +81,7 @@ def gc_paused() -> Iterator[None]:
 
 def dumps(record: dict[str, object]) -> bytes:
     try:
-        import orjson  # noqa: PLC0415
+        import orjson
 
         return orjson.dumps(record)
     except ModuleNotFoundError:
@@ -95,7 +95,7 @@ def corpus_paths(name: str, args: argparse.Namespace) -> list[str]:
     if name == "real":
         folder = OUT / "real"
         if not (folder / "manifest.json").exists():
-            import real_corpus  # noqa: PLC0415
+            import real_corpus
 
             log("building the real-text corpus (bench/real_corpus.py)...")
             real_corpus.build(
@@ -133,8 +133,8 @@ def _patch_datatrove_xxhash() -> None:
     """datatrove 0.10.1 hashes ``str`` shingles with ``xxhash.xxh64_intdigest(str)``, which
     xxhash 4 (pinned in requirements-dev.txt) rejects ("Strings must be encoded before
     hashing"); xxhash 3 encoded them as UTF-8 itself. Same hash values, same cost."""
-    import xxhash  # noqa: PLC0415
-    from datatrove.utils.hashes import xxhash as dt_xxhash  # noqa: PLC0415
+    import xxhash
+    from datatrove.utils.hashes import xxhash as dt_xxhash
 
     def xxhash32(data: str | bytes) -> int:
         return xxhash.xxh32_intdigest(data.encode() if isinstance(data, str) else data)
@@ -147,7 +147,7 @@ def _patch_datatrove_xxhash() -> None:
 
 
 def _dt_run(pipeline: list[Any], logs: Path, tasks: int = 1) -> None:
-    from datatrove.executor import LocalPipelineExecutor  # noqa: PLC0415
+    from datatrove.executor import LocalPipelineExecutor
 
     LocalPipelineExecutor(
         pipeline=pipeline,
@@ -159,13 +159,13 @@ def _dt_run(pipeline: list[Any], logs: Path, tasks: int = 1) -> None:
 
 
 def _dt_reader(folder: Path) -> Any:
-    from datatrove.pipeline.readers import JsonlReader  # noqa: PLC0415
+    from datatrove.pipeline.readers import JsonlReader
 
     return JsonlReader(str(folder), glob_pattern="*.jsonl", compression=None)
 
 
 def _dt_filters() -> list[Any]:
-    from datatrove.pipeline.filters import (  # noqa: PLC0415
+    from datatrove.pipeline.filters import (
         C4QualityFilter,
         FineWebQualityFilter,
         GopherQualityFilter,
@@ -175,13 +175,13 @@ def _dt_filters() -> list[Any]:
 
 
 def _dt_pii() -> Any:
-    from datatrove.pipeline.formatters import PIIFormatter  # noqa: PLC0415
+    from datatrove.pipeline.formatters import PIIFormatter
 
     return PIIFormatter(email_replacement="<EMAIL>", ip_replacement="<IP_ADDRESS>")
 
 
 def datatrove_quality_pii(inp: Path, work: Path) -> Path:
-    from datatrove.pipeline.writers import JsonlWriter  # noqa: PLC0415
+    from datatrove.pipeline.writers import JsonlWriter
 
     out = work / "output"
     _dt_run(
@@ -192,7 +192,7 @@ def datatrove_quality_pii(inp: Path, work: Path) -> Path:
 
 
 def datatrove_with_dedup(inp: Path, work: Path) -> Path:
-    from datatrove.pipeline.dedup import (  # noqa: PLC0415
+    from datatrove.pipeline.dedup import (
         ExactDedupConfig,
         ExactDedupFilter,
         ExactDedupSignature,
@@ -203,7 +203,7 @@ def datatrove_with_dedup(inp: Path, work: Path) -> Path:
         MinhashDedupFilter,
         MinhashDedupSignature,
     )
-    from datatrove.pipeline.writers import JsonlWriter  # noqa: PLC0415
+    from datatrove.pipeline.writers import JsonlWriter
 
     filtered, exact_out, out = work / "filtered", work / "exact", work / "output"
     _dt_run(
@@ -489,7 +489,7 @@ def main() -> None:
         args.repeats, args.demo_docs, args.corpora = 1, 200, ["demo"]
     os.environ.setdefault("LOGURU_LEVEL", "WARNING")
     try:
-        from datatrove.utils.logging import logger  # noqa: PLC0415
+        from datatrove.utils.logging import logger
 
         logger.remove()
         logger.add(sys.stderr, level="WARNING")
