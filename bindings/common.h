@@ -60,5 +60,6 @@ void bind_pii(nb::module_& m);
 void bind_string_tensor(nb::module_& m);
 void bind_quality(nb::module_& m);
 void bind_common(nb::module_& m);
+void bind_pipeline(nb::module_& m);
 
 }  // namespace luminamoon::data::bindings

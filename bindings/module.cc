@@ -14,4 +14,5 @@ NB_MODULE(_native, m) {
   bind_readers(m);
   bind_pii(m);
   bind_string_tensor(m);
+  bind_pipeline(m);
 }

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "common.h"
+#include "document_batch.h"
 #include "luminamoon/data/checkpoint/stream_coordinate.h"
 #include "luminamoon/data/common/error.h"
 #include "luminamoon/data/readers/json_field.h"
@@ -18,14 +19,6 @@ using namespace nb::literals;
 namespace {
 
 constexpr std::uint64_t kU32 = std::numeric_limits<std::uint32_t>::max();
-
-// The Python side of one batch: plain lists and a dict, built once with the GIL held.
-struct PyDocumentBatch {
-  nb::list texts;
-  nb::dict fields;
-  nb::list coordinates;
-  StreamCoordinate end;
-};
 
 // Shard paths travel as bytes (os.fsencode) and come back as str (os.fsdecode), so names that
 // are not valid UTF-8 survive the round trip.
@@ -77,60 +70,6 @@ std::vector<std::string> field_list(nb::handle fields) {
   return out;
 }
 
-nb::object field_value(const FieldValue& v) {
-  switch (v.kind) {
-    case FieldValue::Kind::kNull:
-      return nb::none();
-    case FieldValue::Kind::kBool:
-      return nb::bool_(v.boolean);
-    case FieldValue::Kind::kInt64:
-      return nb::steal(PyLong_FromLongLong(v.int64));
-    case FieldValue::Kind::kUint64:
-      return nb::steal(PyLong_FromUnsignedLongLong(v.uint64));
-    case FieldValue::Kind::kDouble:
-      return nb::steal(PyFloat_FromDouble(v.number));
-    case FieldValue::Kind::kString:
-      return nb::str(v.string.data(), v.string.size());
-  }
-  return nb::none();
-}
-
-nb::list new_list(std::size_t n) {
-  PyObject* list = PyList_New(static_cast<Py_ssize_t>(n));
-  if (list == nullptr) throw nb::python_error();
-  return nb::steal<nb::list>(list);
-}
-
-PyDocumentBatch to_python(const DocumentBatch& batch, const std::vector<std::string>& names) {
-  PyDocumentBatch out;
-  const std::size_t n = batch.size();
-  out.texts = new_list(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::string_view t = batch.texts[i];
-    // Text-format records may be invalid UTF-8: CPython's own "replace" rule gives U+FFFD,
-    // exactly what the fallback's bytes.decode("utf-8", "replace") gives.
-    PyObject* s = PyUnicode_DecodeUTF8(t.data(), static_cast<Py_ssize_t>(t.size()),
-                                       batch.valid_utf8[i] ? nullptr : "replace");
-    if (s == nullptr) throw nb::python_error();
-    PyList_SetItem(out.texts.ptr(), static_cast<Py_ssize_t>(i), s);  // steals
-  }
-  for (std::size_t f = 0; f < names.size(); ++f) {
-    nb::list column = new_list(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      PyList_SetItem(column.ptr(), static_cast<Py_ssize_t>(i),
-                     field_value(batch.fields[f][i]).release().ptr());
-    }
-    out.fields[nb::str(names[f].data(), names[f].size())] = column;
-  }
-  out.coordinates = new_list(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    PyList_SetItem(out.coordinates.ptr(), static_cast<Py_ssize_t>(i),
-                   nb::cast(batch.coordinates[i]).release().ptr());
-  }
-  out.end = batch.end;
-  return out;
-}
-
 nb::dict stats_dict(const ReadStats& s) {
   auto kind = [&](IssueKind k) { return s.by_kind[static_cast<std::size_t>(k)]; };
   nb::dict d;
@@ -174,7 +113,106 @@ std::string_view record_view(nb::handle record, DocumentViews& views) {
   return views.add(record, "record");
 }
 
+std::vector<std::size_t> all_indices(std::size_t n) {
+  std::vector<std::size_t> out(n);
+  for (std::size_t i = 0; i < n; ++i) out[i] = i;
+  return out;
+}
+
+const nb::object& batch_texts(PyDocumentBatch& b) {
+  if (!b.texts.is_valid()) b.texts = texts_to_python(*b.batch, all_indices(b.batch->size()));
+  return b.texts;
+}
+
+const nb::object& batch_fields(PyDocumentBatch& b) {
+  if (!b.fields.is_valid()) {
+    nb::dict out;
+    const std::size_t n = b.batch->size();
+    for (std::size_t f = 0; f < b.field_names->size(); ++f) {
+      nb::list column = new_list(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        PyList_SetItem(column.ptr(), static_cast<Py_ssize_t>(i),
+                       data_value_to_python(b.batch->fields[f][i]).release().ptr());
+      }
+      const std::string& name = (*b.field_names)[f];
+      out[nb::str(name.data(), name.size())] = column;
+    }
+    b.fields = out;
+  }
+  return b.fields;
+}
+
+const nb::object& batch_coordinates(PyDocumentBatch& b) {
+  if (!b.coordinates.is_valid()) {
+    const std::size_t n = b.batch->size();
+    nb::list out = new_list(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      PyList_SetItem(out.ptr(), static_cast<Py_ssize_t>(i),
+                     nb::cast(b.batch->coordinates[i]).release().ptr());
+    }
+    b.coordinates = out;
+  }
+  return b.coordinates;
+}
+
 }  // namespace
+
+nb::object data_value_to_python(const DataValue& v) {
+  switch (v.kind) {
+    case DataValue::Kind::kNull:
+      return nb::none();
+    case DataValue::Kind::kBool:
+      return nb::bool_(v.boolean);
+    case DataValue::Kind::kInt64:
+      return nb::steal(PyLong_FromLongLong(v.int64));
+    case DataValue::Kind::kUint64:
+      return nb::steal(PyLong_FromUnsignedLongLong(v.uint64));
+    case DataValue::Kind::kDouble:
+      return nb::steal(PyFloat_FromDouble(v.number));
+    case DataValue::Kind::kString:
+      return nb::str(v.string.data(), v.string.size());
+    case DataValue::Kind::kBytes:
+      return nb::bytes(v.string.data(), v.string.size());
+    case DataValue::Kind::kList: {
+      nb::list out;
+      if (v.items) {
+        for (const DataValue& item : *v.items) out.append(data_value_to_python(item));
+      }
+      return out;
+    }
+    case DataValue::Kind::kStruct: {
+      nb::dict out;
+      if (v.members) {
+        for (const auto& [name, member] : *v.members) {
+          out[nb::str(name.data(), name.size())] = data_value_to_python(member);
+        }
+      }
+      return out;
+    }
+  }
+  return nb::none();
+}
+
+nb::list new_list(std::size_t n) {
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(n));
+  if (list == nullptr) throw nb::python_error();
+  return nb::steal<nb::list>(list);
+}
+
+nb::list texts_to_python(const DocumentBatch& batch, const std::vector<std::size_t>& indices) {
+  nb::list out = new_list(indices.size());
+  for (std::size_t k = 0; k < indices.size(); ++k) {
+    const std::size_t i = indices[k];
+    const std::string_view t = batch.texts[i];
+    // Text-format records may be invalid UTF-8: CPython's own "replace" rule gives U+FFFD,
+    // exactly what the fallback's bytes.decode("utf-8", "replace") gives.
+    PyObject* s = PyUnicode_DecodeUTF8(t.data(), static_cast<Py_ssize_t>(t.size()),
+                                       batch.known_valid_utf8(i) ? nullptr : "replace");
+    if (s == nullptr) throw nb::python_error();
+    PyList_SetItem(out.ptr(), static_cast<Py_ssize_t>(k), s);  // steals
+  }
+  return out;
+}
 
 void bind_readers(nb::module_& m) {
   m.def(
@@ -229,15 +267,16 @@ void bind_readers(nb::module_& m) {
 
   nb::class_<PyDocumentBatch>(m, "DocumentBatch",
                               "Documents read by a ShardReader, with the coordinate after each.")
-      .def_ro("texts", &PyDocumentBatch::texts, nb::sig("def texts(self) -> list[str]"))
-      .def_ro("fields", &PyDocumentBatch::fields,
-              nb::sig("def fields(self) -> dict[str, list[str | int | float | bool | None]]"))
-      .def_ro("coordinates", &PyDocumentBatch::coordinates,
-              nb::sig("def coordinates(self) -> list[StreamCoordinate]"))
-      .def_ro("end", &PyDocumentBatch::end)
-      .def("__len__", [](const PyDocumentBatch& b) { return nb::len(b.texts); })
+      .def_prop_ro("texts", &batch_texts, nb::sig("def texts(self) -> list[str]"))
+      .def_prop_ro("fields", &batch_fields,
+                   nb::sig("def fields(self) -> dict[str, list[str | int | float | bool | None]]"))
+      .def_prop_ro("coordinates", &batch_coordinates,
+                   nb::sig("def coordinates(self) -> list[StreamCoordinate]"))
+      .def_prop_ro("end", [](const PyDocumentBatch& b) { return b.batch->end; })
+      .def("__len__", [](const PyDocumentBatch& b) { return b.batch->size(); })
       .def("__repr__", [](const PyDocumentBatch& b) {
-        return nb::str("DocumentBatch(documents={}, end={!r})").format(nb::len(b.texts), b.end);
+        return nb::str("DocumentBatch(documents={}, end={!r})")
+            .format(b.batch->size(), b.batch->end);
       });
 
   nb::class_<ShardReader>(m, "ShardReader",
@@ -305,14 +344,17 @@ void bind_readers(nb::module_& m) {
       .def(
           "__next__",
           [](ShardReader& r) {
-            DocumentBatch batch;
+            auto batch = std::make_shared<DocumentBatch>();
             bool more = false;
             {
               nb::gil_scoped_release release;
-              more = r.next_batch(batch);
+              more = r.next_batch(*batch);
             }
             if (!more) throw nb::stop_iteration();
-            return to_python(batch, r.options().fields);
+            PyDocumentBatch out;
+            out.batch = std::move(batch);
+            out.field_names = std::make_shared<const std::vector<std::string>>(r.options().fields);
+            return out;
           },
           nb::sig("def __next__(self) -> DocumentBatch"))
       .def("close", &ShardReader::close, nb::call_guard<nb::gil_scoped_release>(),

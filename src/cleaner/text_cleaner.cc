@@ -1,10 +1,10 @@
-// TextCleaner: options, cumulative counters, and the multi-threaded batch over clean_document.
+// TextCleaner: options, cumulative counters, and the batch over clean_document on the shared
+// worker pool.
 #include "luminamoon/data/cleaner/text_cleaner.h"
 
 #include <algorithm>
-#include <atomic>
-#include <exception>
-#include <thread>
+
+#include "luminamoon/data/common/worker_pool.h"
 
 #include "cleaner/internal/clean_document.h"
 #include "cleaner/internal/kernels.h"
@@ -15,15 +15,9 @@ namespace {
 using cleaner_internal::active_kernels;
 using cleaner_internal::clean_document;
 
-// Below this many input bytes per worker a thread costs more than it saves (starting one is
-// ~20 us; cleaning runs at GB/s, so 1 MiB is ~0.5 ms of work).
-constexpr std::size_t kMinBytesPerWorker = 1 << 20;
-
-unsigned resolve_threads(unsigned threads) {
-  if (threads != 0) return threads;
-  const unsigned hw = std::thread::hardware_concurrency();
-  return hw == 0 ? 1 : hw;
-}
+// Below this many input bytes per worker a second worker costs more than it saves (waking one
+// is a few us; cleaning runs at GB/s, so 256 KiB is ~0.1 ms of work).
+constexpr std::size_t kMinBytesPerWorker = 256 << 10;
 
 }  // namespace
 
@@ -57,67 +51,36 @@ std::string TextCleaner::clean(std::string_view text) {
 }
 
 std::vector<std::string> TextCleaner::clean_batch(std::span<const std::string_view> texts) {
+  CleanStats batch_stats;
+  std::vector<std::string> out = clean_batch(texts, batch_stats);
+  std::lock_guard lock(mutex_);
+  stats_ += batch_stats;
+  return out;
+}
+
+std::vector<std::string> TextCleaner::clean_batch(std::span<const std::string_view> texts,
+                                                  CleanStats& batch_stats) const {
   const cleaner_internal::Kernels& kernels = active_kernels();
   const std::size_t n = texts.size();
   std::vector<std::string> out(n);
   std::size_t total_bytes = 0;
   for (const std::string_view text : texts) total_bytes += text.size();
-  const std::size_t workers =
-      std::min<std::size_t>({std::max<std::size_t>(total_bytes / kMinBytesPerWorker, 1),
-                             n == 0 ? 1 : n, resolve_threads(options_.threads)});
-
-  if (workers == 1) {
-    CleanStats local;
-    for (std::size_t i = 0; i < n; ++i)
-      out[i] = clean_document(texts[i], options_, kernels, local, i);
-    std::lock_guard lock(mutex_);
-    stats_ += local;
-    return out;
-  }
-
-  // Documents are handed out in small blocks from a shared counter (sizes vary a lot, so static
-  // ranges would leave workers idle); out[i] depends only on texts[i], so the order is fixed.
-  const std::size_t block = std::clamp<std::size_t>(n / (workers * 64), 1, 256);
-  std::atomic<std::size_t> next{0};
-  // The error reported is the one of the smallest index, whichever worker hits it first:
-  // documents after a known failure are skipped, documents before it still run.
-  std::atomic<std::size_t> first_failure{n};
-  std::mutex merge_mutex;
-  std::exception_ptr failure;
-  CleanStats batch_stats;
-
-  auto work = [&] {
-    CleanStats local;
-    for (;;) {
-      const std::size_t begin = next.fetch_add(block, std::memory_order_relaxed);
-      if (begin >= n || begin > first_failure.load(std::memory_order_relaxed)) break;
-      const std::size_t end = std::min(n, begin + block);
-      for (std::size_t i = begin; i < end; ++i) {
-        if (i > first_failure.load(std::memory_order_relaxed)) break;
-        try {
-          out[i] = clean_document(texts[i], options_, kernels, local, i);
-        } catch (...) {
-          std::lock_guard lock(merge_mutex);
-          if (i < first_failure.load(std::memory_order_relaxed)) {
-            first_failure.store(i, std::memory_order_relaxed);
-            failure = std::current_exception();
-          }
-          break;
-        }
-      }
+  WorkerPool& pool = WorkerPool::shared();
+  const unsigned workers =
+      std::min<unsigned>(pool.workers_for(total_bytes, options_.threads, kMinBytesPerWorker),
+                         static_cast<unsigned>(std::max<std::size_t>(n, 1)));
+  // out[i] depends only on texts[i]; the counters are summed per worker, then in worker order.
+  // With repair_utf8 off the pool rethrows the error of the smallest failing index, and a
+  // failed batch counts nothing.
+  std::vector<CleanStats> partial(workers);
+  pool.run(n, workers, 0, [&](std::size_t begin, std::size_t end, unsigned worker) {
+    for (std::size_t i = begin; i < end; ++i) {
+      out[i] = clean_document(texts[i], options_, kernels, partial[worker], i);
     }
-    std::lock_guard lock(merge_mutex);
-    batch_stats += local;
-  };
-  {
-    std::vector<std::jthread> pool;
-    pool.reserve(workers - 1);
-    for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(work);
-    work();
-  }                                              // jthreads join here
-  if (failure) std::rethrow_exception(failure);  // a failed batch counts nothing
-  std::lock_guard lock(mutex_);
-  stats_ += batch_stats;
+  });
+  CleanStats sum;
+  for (const CleanStats& p : partial) sum += p;
+  batch_stats = sum;
   return out;
 }
 

@@ -4,10 +4,10 @@
 #include <absl/container/flat_hash_set.h>
 
 #include <algorithm>
-#include <thread>
 
 #include "luminamoon/data/checkpoint/state_tracker.h"
 #include "luminamoon/data/common/error.h"
+#include "luminamoon/data/common/worker_pool.h"
 #include "luminamoon/data/common/xxh3.h"
 
 namespace luminamoon::data {
@@ -22,17 +22,13 @@ struct IdentityHash {
 using HashSet = absl::flat_hash_set<std::uint64_t, IdentityHash>;
 
 // Below this many documents per worker a thread costs more than it saves (measured on short
-// ~100-byte documents: one XXH3 call is ~15 ns, starting a thread ~20 us).
+// ~100-byte documents: one XXH3 call is ~15 ns, waking a pool thread a few us).
 constexpr std::size_t kMinDocumentsPerWorker = 16 * 1024;
+// Documents a worker claims at a time (uniform cost: large blocks, little contention).
+constexpr std::size_t kHashBlock = 4096;
 
 // How many keys ahead filter_hashes prefetches; ~a DRAM latency's worth of probes.
 constexpr std::size_t kPrefetchDistance = 8;
-
-unsigned resolve_threads(unsigned threads) {
-  if (threads != 0) return threads;
-  const unsigned hw = std::thread::hardware_concurrency();
-  return hw == 0 ? 1 : hw;
-}
 
 }  // namespace
 
@@ -49,25 +45,12 @@ void hash_documents(std::span<const std::string_view> documents, std::span<std::
                           " != document count " + std::to_string(documents.size()));
   }
   const std::size_t n = documents.size();
-  const std::size_t workers =
-      std::clamp<std::size_t>(n / kMinDocumentsPerWorker, 1, resolve_threads(threads));
-  auto hash_range = [&](std::size_t begin, std::size_t end) {
+  WorkerPool& pool = WorkerPool::shared();
+  const unsigned workers = pool.workers_for(n, threads, kMinDocumentsPerWorker);
+  pool.run(n, workers, kHashBlock, [&](std::size_t begin, std::size_t end, unsigned) {
     for (std::size_t i = begin; i < end; ++i) out[i] = xxh3_64(documents[i]);
-  };
-  if (workers == 1) {
-    hash_range(0, n);
-    return;
-  }
-  std::vector<std::jthread> pool;
-  pool.reserve(workers - 1);
-  const std::size_t chunk = (n + workers - 1) / workers;
-  for (std::size_t w = 1; w < workers; ++w) {
-    const std::size_t begin = std::min(n, w * chunk);
-    const std::size_t end = std::min(n, begin + chunk);
-    pool.emplace_back(hash_range, begin, end);
-  }
-  hash_range(0, std::min(n, chunk));
-}  // jthreads join here
+  });
+}
 
 StreamDeduplicator::StreamDeduplicator(StateTracker* tracker, StreamDeduplicatorOptions options)
     : sets_(std::make_unique<Sets>()), options_(options) {

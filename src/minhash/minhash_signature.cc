@@ -1,12 +1,13 @@
 // MinHasher: the seeded permutation family, per-document signatures through the dispatched
-// kernel, and batch signatures on a few threads (dynamic blocks, so long documents balance).
+// kernel, and batch signatures on the shared worker pool (dynamic blocks, so long documents
+// balance).
 #include "luminamoon/data/minhash/minhash_signature.h"
 
 #include <algorithm>
-#include <atomic>
-#include <thread>
+#include <memory>
 
 #include "luminamoon/data/common/error.h"
+#include "luminamoon/data/common/worker_pool.h"
 #include "minhash/internal/kernels.h"
 #include "minhash/internal/shingles.h"
 
@@ -17,17 +18,11 @@ using minhash_internal::Shingler;
 
 namespace {
 
-// Below this many documents per worker a thread costs more than it saves (a ~1 KB document
-// takes ~2-3 us, starting a thread ~20-50 us).
-constexpr std::size_t kMinDocumentsPerWorker = 64;
+// Below this many documents per worker a second worker costs more than it saves (a ~1 KB
+// document takes ~2-3 us, waking a pool thread a few us).
+constexpr std::size_t kMinDocumentsPerWorker = 16;
 // Documents a worker claims at a time.
 constexpr std::size_t kBlock = 16;
-
-unsigned resolve_threads(unsigned threads) {
-  if (threads != 0) return threads;
-  const unsigned hw = std::thread::hardware_concurrency();
-  return hw == 0 ? 1 : hw;
-}
 
 struct SignatureSink {
   const MinHasher* hasher;
@@ -112,29 +107,17 @@ void MinHasher::signatures(std::span<const std::string_view> documents,
     throw InvalidArgument("MinHasher::signatures: output holds " + std::to_string(out.size()) +
                           " values, need " + std::to_string(n) + " x " + std::to_string(p));
   }
-  const std::size_t workers =
-      std::clamp<std::size_t>(n / kMinDocumentsPerWorker, 1, resolve_threads(threads));
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    Shingler shingler(config_.shingle, config_.ngram);
-    for (;;) {
-      const std::size_t begin = next.fetch_add(kBlock, std::memory_order_relaxed);
-      if (begin >= n) return;
-      const std::size_t end = std::min(n, begin + kBlock);
-      for (std::size_t i = begin; i < end; ++i) {
-        compute(*this, shingler, documents[i], out.data() + i * p);
-      }
+  WorkerPool& pool = WorkerPool::shared();
+  const unsigned workers = pool.workers_for(n, threads, kMinDocumentsPerWorker);
+  std::vector<std::unique_ptr<Shingler>> shinglers(workers);  // per worker, made on first use
+  pool.run(n, workers, kBlock, [&](std::size_t begin, std::size_t end, unsigned worker) {
+    std::unique_ptr<Shingler>& shingler = shinglers[worker];
+    if (!shingler) shingler = std::make_unique<Shingler>(config_.shingle, config_.ngram);
+    for (std::size_t i = begin; i < end; ++i) {
+      compute(*this, *shingler, documents[i], out.data() + i * p);
     }
-  };
-  if (workers == 1) {
-    work();
-    return;
-  }
-  std::vector<std::jthread> pool;
-  pool.reserve(workers - 1);
-  for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(work);
-  work();
-}  // jthreads join here
+  });
+}
 
 std::vector<std::uint64_t> MinHasher::shingle_hashes(std::string_view document) const {
   std::vector<std::uint64_t> out;

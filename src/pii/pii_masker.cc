@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <cstring>
-#include <thread>
 
 #include "cleaner/internal/kernels.h"
 #include "luminamoon/data/common/error.h"
+#include "luminamoon/data/common/worker_pool.h"
 #include "pii/internal/scanner.h"
 
 namespace luminamoon::data {
@@ -58,12 +58,6 @@ inline bool ascii8(const std::uint8_t* p) {
   std::uint64_t w;
   std::memcpy(&w, p, 8);
   return (w & 0x8080808080808080ull) == 0;
-}
-
-unsigned resolve_threads(unsigned threads) {
-  if (threads != 0) return threads;
-  const unsigned hw = std::thread::hardware_concurrency();
-  return hw == 0 ? 1 : hw;
 }
 
 }  // namespace
@@ -227,6 +221,17 @@ std::string PiiMasker::mask(std::string_view text) {
 PiiCounts PiiMasker::mask_batch(std::span<const std::string_view> texts,
                                 std::vector<std::string>& out, std::vector<std::uint8_t>& changed,
                                 std::span<const std::uint8_t> known_valid_utf8) {
+  const PiiCounts totals = mask_batch_into(texts, out, changed, known_valid_utf8);
+  std::size_t total_bytes = 0;
+  for (std::string_view t : texts) total_bytes += t.size();
+  record(texts.size(), total_bytes, totals);
+  return totals;
+}
+
+PiiCounts PiiMasker::mask_batch_into(std::span<const std::string_view> texts,
+                                     std::vector<std::string>& out,
+                                     std::vector<std::uint8_t>& changed,
+                                     std::span<const std::uint8_t> known_valid_utf8) const {
   const std::size_t n = texts.size();
   if (!known_valid_utf8.empty() && known_valid_utf8.size() != n) {
     throw InvalidArgument("PIIMasker::mask_batch: " + std::to_string(known_valid_utf8.size()) +
@@ -234,42 +239,26 @@ PiiCounts PiiMasker::mask_batch(std::span<const std::string_view> texts,
   }
   out.assign(n, std::string());
   changed.assign(n, 0);
-  std::vector<PiiCounts> per_doc(n);
   std::size_t total_bytes = 0;
   for (std::string_view t : texts) total_bytes += t.size();
-  const std::size_t workers = std::clamp<std::size_t>(
-      total_bytes / kMinBytesPerWorker, 1,
-      std::min<std::size_t>(resolve_threads(options_.threads), std::max<std::size_t>(n, 1)));
-  auto run = [&](std::size_t begin, std::size_t end) {
+  WorkerPool& pool = WorkerPool::shared();
+  const unsigned workers =
+      std::min<unsigned>(pool.workers_for(total_bytes, options_.threads, kMinBytesPerWorker),
+                         static_cast<unsigned>(std::max<std::size_t>(n, 1)));
+  // Each document is written by exactly one worker; counts are summed per worker.
+  std::vector<PiiCounts> partial(workers, PiiCounts{});
+  pool.run(n, workers, 0, [&](std::size_t begin, std::size_t end, unsigned worker) {
     for (std::size_t i = begin; i < end; ++i) {
       const bool valid = !known_valid_utf8.empty() && known_valid_utf8[i] != 0;
-      changed[i] = mask_into(texts[i], out[i], per_doc[i], valid) ? 1 : 0;
+      PiiCounts doc{};
+      changed[i] = mask_into(texts[i], out[i], doc, valid) ? 1 : 0;
+      for (std::size_t k = 0; k < kPiiCategoryCount; ++k) partial[worker][k] += doc[k];
     }
-  };
-  if (workers == 1) {
-    run(0, n);
-  } else {
-    // Contiguous ranges of about equal bytes: each document is written by exactly one worker,
-    // so the output does not depend on the split.
-    std::vector<std::size_t> bounds{0};
-    const std::size_t share = (total_bytes + workers - 1) / workers;
-    std::size_t acc = 0;
-    for (std::size_t i = 0; i < n && bounds.size() < workers; ++i) {
-      acc += texts[i].size();
-      if (acc >= share * bounds.size()) bounds.push_back(i + 1);
-    }
-    bounds.push_back(n);
-    std::vector<std::jthread> pool;
-    for (std::size_t w = 1; w + 1 < bounds.size(); ++w) {
-      pool.emplace_back(run, bounds[w], bounds[w + 1]);
-    }
-    run(bounds[0], bounds[1]);
-  }  // jthreads join here
+  });
   PiiCounts totals{};
-  for (const PiiCounts& c : per_doc) {
+  for (const PiiCounts& c : partial) {
     for (std::size_t k = 0; k < kPiiCategoryCount; ++k) totals[k] += c[k];
   }
-  record(n, total_bytes, totals);
   return totals;
 }
 

@@ -3,14 +3,13 @@
 #include "luminamoon/data/quality/quality_filter.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <functional>
-#include <thread>
 
 #include "luminamoon/data/common/error.h"
 #include "luminamoon/data/common/suggest.h"
+#include "luminamoon/data/common/worker_pool.h"
 #include "quality/internal/metrics.h"
 #include "quality/internal/text.h"
 
@@ -221,12 +220,6 @@ QualitySetting check_setting(const Spec& spec, const QualitySetting& value) {
   std::string valid;
   for (const std::string_view k : known) valid.append(concat({valid.empty() ? "" : ", ", k}));
   throw ConfigError(concat({message, "; valid ", kind, "s: ", valid}));
-}
-
-unsigned resolve_threads(unsigned threads) {
-  if (threads != 0) return threads;
-  const unsigned hw = std::thread::hardware_concurrency();
-  return hw == 0 ? 1 : hw;
 }
 
 // Documents per unit of work handed to a worker; quality metrics cost ~10-100 us per document,
@@ -494,28 +487,16 @@ QualityBatchResult QualityFilter::filter_batch(std::span<const std::string_view>
       std::find(m.presets.begin(), m.presets.end(), Preset::kC4Lines) != m.presets.end();
   if (result.has_texts) result.texts.assign(n, std::nullopt);
 
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    Impl::Scratch scratch;
-    for (;;) {
-      const std::size_t begin = next.fetch_add(kBatchUnit, std::memory_order_relaxed);
-      if (begin >= n) return;
-      const std::size_t end = std::min(n, begin + kBatchUnit);
-      for (std::size_t i = begin; i < end; ++i) {
-        std::optional<std::string>* text = result.has_texts ? &result.texts[i] : nullptr;
-        result.reasons[i] = m.evaluate(documents[i], scratch, text);
-        result.keep[i] = result.reasons[i].has_value() ? 0 : 1;
-      }
+  WorkerPool& pool = WorkerPool::shared();
+  const unsigned workers = pool.workers_for(n, m.options.threads, kBatchUnit);
+  std::vector<Impl::Scratch> scratch(workers);  // per worker: the document and its buffers
+  pool.run(n, workers, kBatchUnit, [&](std::size_t begin, std::size_t end, unsigned worker) {
+    for (std::size_t i = begin; i < end; ++i) {
+      std::optional<std::string>* text = result.has_texts ? &result.texts[i] : nullptr;
+      result.reasons[i] = m.evaluate(documents[i], scratch[worker], text);
+      result.keep[i] = result.reasons[i].has_value() ? 0 : 1;
     }
-  };
-  const std::size_t workers = std::clamp<std::size_t>((n + kBatchUnit - 1) / kBatchUnit, 1,
-                                                      resolve_threads(m.options.threads));
-  {
-    std::vector<std::jthread> pool;
-    pool.reserve(workers - 1);
-    for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(work);
-    work();
-  }  // jthreads join here
+  });
 
   const std::vector<std::string_view> active = rules();
   std::vector<std::uint64_t> per_rule(active.size(), 0);

@@ -10,10 +10,10 @@
 #include <array>
 #include <deque>
 #include <mutex>
-#include <thread>
 
 #include "luminamoon/data/common/error.h"
 #include "luminamoon/data/common/suggest.h"
+#include "luminamoon/data/common/worker_pool.h"
 #include "luminamoon/data/readers/json_field.h"
 #include "readers/internal/byte_source.h"
 #include "readers/internal/record_scanner.h"
@@ -45,9 +45,8 @@ constexpr unsigned kMaxWorkers = 256;
 constexpr std::size_t kPooledStorages = 4;
 constexpr std::size_t kRecycleArenaBytes = 64 << 20;
 
-unsigned resolve_threads(unsigned threads) {
-  if (threads == 0) threads = std::thread::hardware_concurrency();
-  return std::clamp(threads, 1u, kMaxWorkers);
+unsigned clamp_workers(unsigned threads) {
+  return std::clamp(resolve_thread_count(threads), 1u, kMaxWorkers);
 }
 
 template <typename T, std::size_t N>
@@ -142,15 +141,6 @@ std::string ReadIssue::to_string() const {
          "): " + message;
 }
 
-void DocumentBatch::clear() {
-  texts.clear();
-  valid_utf8.clear();
-  for (auto& column : fields) column.clear();
-  coordinates.clear();
-  end = StreamCoordinate{};
-  storage.clear();
-}
-
 struct ShardReader::State {
   ShardReaderOptions options;
   std::vector<std::string> shards;
@@ -207,7 +197,7 @@ struct ShardReader::State {
   explicit State(ShardReaderOptions opts)
       : options(std::move(opts)),
         text_path(options.text_field),
-        workers(resolve_threads(options.threads)) {
+        workers(clamp_workers(options.threads)) {
     for (const std::string& f : options.fields) field_paths.emplace_back(f);
   }
 
@@ -301,16 +291,19 @@ void ShardReader::State::parse_records(const std::vector<std::size_t>& records,
   std::size_t total = 0;
   for (const std::size_t i : records) total += events[i].data.size();
   const std::size_t n_workers =
-      std::clamp<std::size_t>(open_json ? total / kMinBytesPerWorker : 1, 1,
-                              std::min<std::size_t>(workers, records.size()));
+      std::min<std::size_t>(WorkerPool::shared().workers_for(open_json ? total : 0, workers,
+                                                             kMinBytesPerWorker),
+                            std::max<std::size_t>(records.size(), 1));
   if (parsers.size() < n_workers) parsers.resize(n_workers);
   storage.arenas.resize(n_workers);
 
-  auto work = [&](std::size_t worker, std::size_t begin, std::size_t end) {
+  // Blocks of records go to pool workers; each worker appends to its own arena, and a result
+  // names its arena and offset, so the batch does not depend on which worker parsed what.
+  auto work = [&](std::size_t begin, std::size_t end, unsigned worker) {
     std::string& arena = storage.arenas[worker];
     std::size_t bytes = 0;
     for (std::size_t k = begin; k < end; ++k) bytes += events[records[k]].data.size();
-    arena.reserve(bytes);
+    arena.reserve(arena.size() + bytes);
     JsonRecordParser& parser = parsers[worker];
     bool grown = false;  // the previous record made the parser grow past kParserKeepBytes
     for (std::size_t k = begin; k < end; ++k) {
@@ -389,25 +382,8 @@ void ShardReader::State::parse_records(const std::vector<std::size_t>& records,
     if (grown) parser.shrink_to(kParserKeepBytes);
   };
 
-  if (n_workers == 1) {
-    work(0, 0, records.size());
-    return;
-  }
-  // Contiguous ranges of about equal bytes: results stay in input order by construction.
-  std::vector<std::size_t> bounds = {0};
-  const std::size_t share = (total + n_workers - 1) / n_workers;
-  std::size_t acc = 0;
-  for (std::size_t k = 0; k < records.size() && bounds.size() < n_workers; ++k) {
-    acc += events[records[k]].data.size();
-    if (acc >= share * bounds.size()) bounds.push_back(k + 1);
-  }
-  while (bounds.size() <= n_workers) bounds.push_back(records.size());
-  bounds.back() = records.size();
-  std::vector<std::jthread> pool;
-  pool.reserve(n_workers - 1);
-  for (std::size_t w = 1; w < n_workers; ++w) pool.emplace_back(work, w, bounds[w], bounds[w + 1]);
-  work(0, bounds[0], bounds[1]);
-}  // jthreads join here
+  WorkerPool::shared().run(records.size(), static_cast<unsigned>(n_workers), 0, work);
+}
 
 void ShardReader::State::scan_block() {
   events.clear();

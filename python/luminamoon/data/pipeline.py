@@ -22,9 +22,8 @@ __all__ = ["STAGES", "FusedPipeline", "PipelineRejection", "PipelineResult"]
 STAGES: tuple[str, ...] = ("cleaner", "quality", "exact_dedup", "near_dedup", "pii")
 """The stages in the order they run; ``PipelineResult.dropped_by`` is 1 + an index here."""
 
-# Interim: the native engine lands in the next commit; until then only the fallback has it.
-PipelineResult = getattr(impl, "PipelineResult", None)
-PipelineRejection = getattr(impl, "PipelineRejection", None)
+PipelineResult = impl.PipelineResult
+PipelineRejection = impl.PipelineRejection
 
 # TOML has no null: a quality threshold that is switched off (None) is written as this string.
 _OFF = "off"

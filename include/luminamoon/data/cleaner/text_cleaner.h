@@ -33,6 +33,8 @@
 #include <string_view>
 #include <vector>
 
+#include "luminamoon/data/pipeline/document_batch.h"
+
 namespace luminamoon::data {
 
 struct TextCleanerOptions {
@@ -98,6 +100,14 @@ class TextCleaner {
   // Every document, cleaned on up to `threads` workers; out[i] is texts[i] cleaned, whatever the
   // thread count. With repair_utf8 off, the invalid document with the smallest index throws.
   std::vector<std::string> clean_batch(std::span<const std::string_view> texts);
+  // The same, leaving the cumulative counters alone: this batch's counters go to `batch_stats`.
+  std::vector<std::string> clean_batch(std::span<const std::string_view> texts,
+                                       CleanStats& batch_stats) const;
+
+  // The pipeline stage: cleans every kept document of `batch` in place (the texts become valid
+  // UTF-8), drops documents that clean to nothing (rule "empty"), and appends this batch's
+  // counters (the CleanStats names, then "dropped_empty") to `counters`. Leaves stats() alone.
+  void apply(DocumentBatch& batch, StageCounters& counters) const;
 
   CleanStats stats() const;
   void reset_stats();

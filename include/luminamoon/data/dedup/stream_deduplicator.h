@@ -21,6 +21,8 @@
 #include <string_view>
 #include <vector>
 
+#include "luminamoon/data/pipeline/document_batch.h"
+
 namespace luminamoon::data {
 
 class StateTracker;
@@ -50,6 +52,9 @@ class StreamDeduplicator {
   // documents.size().
   void filter_batch(std::span<const std::string_view> documents, std::span<std::uint8_t> keep);
   void filter_hashes(std::span<const std::uint64_t> hashes, std::span<std::uint8_t> keep);
+  // The pipeline stage: filter_batch over the kept documents of `batch`; duplicates are dropped
+  // (rule "duplicate"). Appends "total" and "duplicates" to `counters`.
+  void apply(DocumentBatch& batch, StageCounters& counters);
 
   void commit();
   void rollback();

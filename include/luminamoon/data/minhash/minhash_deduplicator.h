@@ -27,6 +27,7 @@
 #include "luminamoon/data/checkpoint/commit_participant.h"
 #include "luminamoon/data/minhash/lsh_shape.h"
 #include "luminamoon/data/minhash/minhash_signature.h"
+#include "luminamoon/data/pipeline/document_batch.h"
 
 namespace luminamoon::data {
 
@@ -62,6 +63,10 @@ class MinHashDeduplicator final : public CommitParticipant {
   bool is_unique(std::string_view document);
   // keep[i] = 1 when documents[i] is kept; kept documents are staged in batch order.
   void filter_batch(std::span<const std::string_view> documents, std::span<std::uint8_t> keep);
+  // The pipeline stage: filter_batch over the kept documents of `batch`; near-duplicates are
+  // dropped (rule "near_duplicate", threshold = options().threshold). Appends "total" and
+  // "duplicates" to `counters`.
+  void apply(DocumentBatch& batch, StageCounters& counters);
   // Ids (0-based, in indexing order; committed documents first) of the indexed documents that
   // share a band with `document` (verify = false) or are verified near-duplicates of it.
   std::vector<std::uint64_t> query(std::string_view document, bool verify = true) const;

@@ -24,6 +24,8 @@
 #include <string_view>
 #include <vector>
 
+#include "luminamoon/data/pipeline/document_batch.h"
+
 namespace luminamoon::data {
 
 enum class PiiCategory : std::uint8_t { kEmail = 0, kIpAddress = 1, kApiKey = 2, kCreditCard = 3 };
@@ -90,6 +92,16 @@ class PiiMasker {
   PiiCounts mask_batch(std::span<const std::string_view> texts, std::vector<std::string>& out,
                        std::vector<std::uint8_t>& changed,
                        std::span<const std::uint8_t> known_valid_utf8 = {});
+
+  // mask_batch without touching counts() and stats() (the FusedPipeline keeps its own).
+  PiiCounts mask_batch_into(std::span<const std::string_view> texts, std::vector<std::string>& out,
+                            std::vector<std::uint8_t>& changed,
+                            std::span<const std::uint8_t> known_valid_utf8 = {}) const;
+
+  // The pipeline stage: masks every kept document of `batch` in place (never drops one) and
+  // appends "documents", "documents_changed" and the per-category counts to `counters`.
+  // Leaves counts() and stats() alone.
+  void apply(DocumentBatch& batch, StageCounters& counters) const;
 
   // Per-category counts of the last mask() or mask_batch() call (zeros before the first).
   PiiCounts counts() const;

@@ -26,6 +26,8 @@
 #include <variant>
 #include <vector>
 
+#include "luminamoon/data/pipeline/document_batch.h"
+
 namespace luminamoon::data {
 
 // A threshold or parameter value. std::monostate is Python's None: it switches a rule off. A
@@ -79,6 +81,10 @@ class QualityFilter {
   // The text after C4 line removal with this filter's c4 settings, whatever the decision.
   std::string clean_lines(std::string_view document) const;
   QualityBatchResult filter_batch(std::span<const std::string_view> documents) const;
+  // The pipeline stage: drops every kept document that fails a rule (the rule, value and
+  // threshold recorded), replaces kept texts by their line-removed text with c4_lines, and
+  // appends filter_batch's counters to `counters`.
+  void apply(DocumentBatch& batch, StageCounters& counters) const;
 
   const std::vector<std::string_view>& presets() const noexcept;
   // Every setting of the selected presets (defaults and overrides), in rule order.

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "luminamoon/data/checkpoint/stream_coordinate.h"
+#include "luminamoon/data/pipeline/document_batch.h"
 
 namespace luminamoon::data {
 
@@ -71,30 +72,10 @@ struct ReadIssue {
   std::string to_string() const;
 };
 
-// A scalar value of an extra field for one document.
-struct FieldValue {
-  enum class Kind : std::uint8_t { kNull, kBool, kInt64, kUint64, kDouble, kString };
-  Kind kind = Kind::kNull;
-  bool boolean = false;
-  std::int64_t int64 = 0;
-  std::uint64_t uint64 = 0;
-  double number = 0;
-  std::string_view string;  // owned by the batch
-};
-
-struct DocumentBatch {
-  std::vector<std::string_view> texts;  // owned by `storage`
-  // 0 when a text-format record is not valid UTF-8 (Python decodes it with U+FFFD replacement,
-  // CPython's rule); JSON texts are always valid.
-  std::vector<std::uint8_t> valid_utf8;
-  std::vector<std::vector<FieldValue>> fields;  // fields[f][document], f in options.fields order
-  std::vector<StreamCoordinate> coordinates;    // after each document
-  StreamCoordinate end;                         // after the last record scanned for this batch
-  std::vector<std::shared_ptr<const void>> storage;
-
-  std::size_t size() const noexcept { return texts.size(); }
-  void clear();
-};
+// Batches are DocumentBatch (pipeline/document_batch.h): texts, the valid-UTF-8 flags (0 when
+// a text-format record is not valid UTF-8; Python decodes it with U+FFFD replacement, CPython's
+// rule; JSON texts are always valid), fields[f][document] in options.fields order (scalar
+// DataValues), the coordinate after each document, and `end`, after the last record scanned.
 
 // Counters over the records consumed so far (see docs/readers.md for each one).
 struct ReadStats {

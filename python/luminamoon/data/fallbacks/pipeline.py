@@ -172,10 +172,10 @@ def _input_documents(batch: object) -> list[object]:
         return list(batch.to_pylist())
     if is_arrow_object(batch):
         return list(iter_arrow_values(batch))
-    if isinstance(batch, (str, bytes, bytearray, memoryview)) or not isinstance(batch, Sequence):
+    if not isinstance(batch, (list, tuple)):
         raise TypeError(
             "FusedPipeline.process: batch must be a DocumentBatch, a StringTensor, an Arrow "
-            f"string array or a sequence of str/bytes, got {type(batch).__name__}"
+            f"string array or a list/tuple of str/bytes, got {type(batch).__name__}"
         )
     return list(batch)
 
@@ -341,6 +341,7 @@ class PipelineEngine:
             for key, value in values.items():
                 total[key] = total.get(key, 0) + value
 
+        dropped_by.flags.writeable = False  # like the native result's view of its own array
         return PipelineResult(
             StringTensor(texts),
             dropped_by,
