@@ -25,9 +25,10 @@ Rows, each on every corpus:
 
 Agreement: which documents each side keeps (by id), and how many kept texts are byte-identical.
 Timing: medians over ``--repeats`` rounds, every job once per round (round-robin), the garbage
-collector off inside timed regions, a warm-up run of every job first (spaCy and the native
-module loaded). Corpora: the real-text corpus of bench/real_corpus.py (built if missing) and the
-demo corpus (luminamoon.data.demo_corpus). Outputs go to bench/out/ (gitignored).
+collector off inside timed regions, an untimed warm-up run of each of our jobs first, and
+datatrove's word tokenizer (spaCy) loaded before its first timed run. Corpora: the real-text
+corpus of bench/real_corpus.py (built if missing) and the demo corpus
+(luminamoon.data.demo_corpus). Outputs go to bench/out/ (gitignored).
 
 Needs ``pip install -r requirements-bench.txt``. Run: ``python bench/bench_pipeline.py``
 (``--quick`` for a smoke run, ``--json PATH`` to save every figure, ``--rows`` to pick rows).
@@ -340,6 +341,78 @@ def fused(paths: list[str], threads: int = 1) -> list[str]:
     return out
 
 
+def python_copies(paths: list[str]) -> dict[str, Any]:
+    """Python-heap bytes each step allocates and keeps (tracemalloc), and how many of its
+    output texts are new ``str`` objects: the glue's copies that live in Python objects. Native
+    buffers (std::string, arenas, StringTensor payloads) are not traced; docs/benchmarks.md
+    counts those from the code."""
+    import tracemalloc
+
+    batches = list(lmd.ShardReader(paths, fields=["id"], threads=1))
+    text_bytes = sum(len(t.encode()) for b in batches for t in b.texts)
+    cleaner = lmd.TextCleaner(threads=1)
+    quality = lmd.QualityFilter(GLUE_QUALITY, threads=1)
+    near = lmd.MinHashDeduplicator(threshold=0.8, threads=1)
+    pii = lmd.PIIMasker(threads=1)
+    steps: dict[str, list[int]] = {}
+    keep_alive: list[Any] = []
+
+    def step(name: str, fn: Callable[[], Any], new: Callable[[Any], int]) -> Any:
+        before = tracemalloc.get_traced_memory()[0]
+        out = fn()
+        after = tracemalloc.get_traced_memory()[0]
+        keep_alive.append(out)
+        entry = steps.setdefault(name, [0, 0])
+        entry[0] += after - before
+        entry[1] += new(out)
+        return out
+
+    gc.collect()
+    tracemalloc.start()
+    for batch in lmd.ShardReader(paths, fields=["id"], threads=1):
+        texts = step("batch.texts (reader -> list[str])", lambda b=batch: b.texts, len)
+        cleaned = step(
+            "TextCleaner.clean_batch",
+            lambda t=texts: cleaner.clean_batch(t),
+            lambda out, t=texts: sum(a is not b for a, b in zip(out, t, strict=True)),
+        )
+        keep = step(
+            "QualityFilter.filter_batch", lambda c=cleaned: quality.filter_batch(c).keep, len
+        )
+        kept = [t for t, k in zip(cleaned, keep, strict=True) if k]
+        mask = step("MinHashDeduplicator.filter_batch", lambda k=kept: near.filter_batch(k), len)
+        kept = [t for t, k in zip(kept, mask, strict=True) if k]
+        masked = step(
+            "PIIMasker.mask_batch",
+            lambda k=kept: pii.mask_batch(k).texts,
+            lambda out, k=kept: sum(a is not b for a, b in zip(out, k, strict=True)),
+        )
+        step("StringTensor(list)", lambda m=masked: lmd.StringTensor(list(m)), len)
+    glue_steps = {k: {"bytes": v[0], "new_objects_or_items": v[1]} for k, v in steps.items()}
+    steps.clear()
+    keep_alive.clear()
+    gc.collect()
+    pipeline = lmd.FusedPipeline(
+        cleaner=True,
+        quality=list(GLUE_QUALITY),
+        exact_dedup=False,
+        near_dedup={"threshold": 0.8},
+        pii=True,
+        threads=1,
+    )
+    for batch in lmd.ShardReader(paths, fields=["id"], threads=1):
+        step("FusedPipeline.process", lambda b=batch: pipeline.process(b), len)
+    fused_steps = {k: {"bytes": v[0], "kept": v[1]} for k, v in steps.items()}
+    tracemalloc.stop()
+    keep_alive.clear()
+    return {
+        "documents": sum(len(b) for b in batches),
+        "text_bytes": text_bytes,
+        "glue": glue_steps,
+        "fused": fused_steps,
+    }
+
+
 # -- driver -------------------------------------------------------------------------------------
 
 
@@ -368,8 +441,15 @@ def time_jobs(
     times: dict[str, list[float]] = {k: [] for k in jobs}
     results: dict[str, Any] = {}
     if warmup:
-        for job in jobs.values():
-            job()
+        for label, job in jobs.items():
+            if label == "datatrove":
+                # Its word tokenizer (spaCy) is loaded once per process and cached: load it here
+                # instead of spending a whole untimed datatrove run.
+                from datatrove.utils.word_tokenizers import load_word_tokenizer
+
+                load_word_tokenizer("en").word_tokenize("Warm up the tokenizer, please.")
+            else:
+                job()
     for r in range(repeats):
         for label, job in jobs.items():
             with gc_paused():
@@ -484,6 +564,9 @@ def main() -> None:
     parser.add_argument("--skip-datatrove", action="store_true")
     parser.add_argument("--quick", action="store_true", help="200 demo documents, 1 round")
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--copies", action="store_true", help="also measure the Python-heap copies per step"
+    )
     args = parser.parse_args()
     if args.quick:
         args.repeats, args.demo_docs, args.corpora = 1, 200, ["demo"]
@@ -505,6 +588,11 @@ def main() -> None:
         for row in args.rows:
             entries.append(bench_row(row, corpus, paths, size, args))
     print_tables(entries)
+    copies = None
+    if args.copies:
+        copies = python_copies(corpus_paths("demo", args))
+        print("\nPython-heap allocations kept per step (tracemalloc), demo corpus:")
+        print(json.dumps(copies, indent=2))
     if args.json:
         meta = {
             "backend": lmd.BACKEND,
@@ -515,7 +603,8 @@ def main() -> None:
         real_manifest = OUT / "real" / "manifest.json"
         if real_manifest.exists():
             meta["real_corpus"] = json.loads(real_manifest.read_text())
-        args.json.write_text(json.dumps({"meta": meta, "entries": entries}, indent=2) + "\n")
+        report = {"meta": meta, "entries": entries, "python_copies": copies}
+        args.json.write_text(json.dumps(report, indent=2) + "\n")
 
 
 if __name__ == "__main__":
