@@ -24,7 +24,9 @@ Rows, each on every corpus:
   memory, ``threads=1``; their outputs must be identical.
 
 Agreement: which documents each side keeps (by id), and how many kept texts are byte-identical.
-Timing: medians over ``--repeats`` rounds, every job once per round (round-robin), the garbage
+Timing: wall-clock and process CPU time (all threads of this process; datatrove's
+LocalPipelineExecutor with ``workers=1`` runs its tasks in this process), medians over
+``--repeats`` rounds, every job once per round (round-robin), the garbage
 collector off inside timed regions, an untimed warm-up run of each of our jobs first, and
 datatrove's word tokenizer (spaCy) loaded before its first timed run. Corpora: the real-text
 corpus of bench/real_corpus.py (built if missing) and the demo corpus
@@ -114,6 +116,35 @@ def corpus_paths(name: str, args: argparse.Namespace) -> list[str]:
     folder = OUT / "demo"
     shutil.rmtree(folder, ignore_errors=True)
     return write_demo_corpus(folder, documents=args.demo_docs, shards=4, seed=0)
+
+
+def utf8_clean_copy(paths: list[str], folder: Path) -> list[str]:
+    """The shards without their lines that are not valid UTF-8. datatrove's JsonlReader reads a
+    shard as text and gives up the rest of the shard at the first invalid byte (a warning
+    "may be corrupted"); ours skips that one record. For like-for-like rows both sides read
+    this copy."""
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    out = []
+    for path in paths:
+        lines = Path(path).read_bytes().splitlines(keepends=True)
+        kept = []
+        for line in lines:
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            kept.append(line)
+        target = folder / Path(path).name
+        target.write_bytes(b"".join(kept))
+        out.append(str(target))
+    return out
+
+
+def datatrove_reader_documents(folder: Path) -> int:
+    """How many documents datatrove's JsonlReader yields from ``folder`` (untimed)."""
+    reader = _dt_reader(folder)
+    return sum(1 for _ in reader.run(None, 0, 1))
 
 
 def corpus_size(paths: list[str]) -> tuple[int, int, int]:
@@ -325,6 +356,52 @@ def glue(paths: list[str]) -> list[str]:
     return out
 
 
+def glue_breakdown(paths: list[str]) -> dict[str, float]:
+    """Seconds per step of one glue run (indicative: one run, timers around each call)."""
+    reader = lmd.ShardReader(paths, fields=["id"], threads=1)
+    cleaner = lmd.TextCleaner(threads=1)
+    quality = lmd.QualityFilter(GLUE_QUALITY, threads=1)
+    near = lmd.MinHashDeduplicator(threshold=0.8, threads=1)
+    pii = lmd.PIIMasker(threads=1)
+    spent: dict[str, float] = dict.fromkeys(
+        ("read", "batch.texts", "clean", "quality", "select", "minhash", "pii", "tensor"), 0.0
+    )
+    clock = time.perf_counter
+    with gc_paused():
+        iterator = iter(reader)
+        while True:
+            t0 = clock()
+            batch = next(iterator, None)
+            t1 = clock()
+            spent["read"] += t1 - t0
+            if batch is None:
+                break
+            texts = batch.texts
+            t2 = clock()
+            cleaned = cleaner.clean_batch(texts)
+            t3 = clock()
+            keep = quality.filter_batch(cleaned).keep
+            t4 = clock()
+            kept = [t for t, k in zip(cleaned, keep, strict=True) if k]
+            t5 = clock()
+            mask = near.filter_batch(kept)
+            t6 = clock()
+            kept = [t for t, k in zip(kept, mask, strict=True) if k]
+            t7 = clock()
+            masked = pii.mask_batch(kept).texts
+            t8 = clock()
+            lmd.StringTensor(list(masked))
+            t9 = clock()
+            spent["batch.texts"] += t2 - t1
+            spent["clean"] += t3 - t2
+            spent["quality"] += t4 - t3
+            spent["select"] += (t5 - t4) + (t7 - t6)
+            spent["minhash"] += t6 - t5
+            spent["pii"] += t8 - t7
+            spent["tensor"] += t9 - t8
+    return spent
+
+
 def fused(paths: list[str], threads: int = 1) -> list[str]:
     reader = lmd.ShardReader(paths, fields=["id"], threads=threads)
     pipeline = lmd.FusedPipeline(
@@ -437,8 +514,9 @@ def reader_ids(paths: list[str]) -> list[str]:
 
 def time_jobs(
     jobs: dict[str, Callable[[], Any]], repeats: int, warmup: bool
-) -> tuple[dict[str, list[float]], dict[str, Any]]:
+) -> tuple[dict[str, list[float]], dict[str, list[float]], dict[str, Any]]:
     times: dict[str, list[float]] = {k: [] for k in jobs}
+    cpu: dict[str, list[float]] = {k: [] for k in jobs}
     results: dict[str, Any] = {}
     if warmup:
         for label, job in jobs.items():
@@ -453,12 +531,14 @@ def time_jobs(
     for r in range(repeats):
         for label, job in jobs.items():
             with gc_paused():
-                start = time.perf_counter()
+                start, start_cpu = time.perf_counter(), time.process_time()
                 results[label] = job()
                 seconds = time.perf_counter() - start
+                cpu_seconds = time.process_time() - start_cpu
             times[label].append(seconds)
-            log(f"  round {r + 1}/{repeats} {label}: {seconds:.2f} s")
-    return times, results
+            cpu[label].append(cpu_seconds)
+            log(f"  round {r + 1}/{repeats} {label}: {seconds:.2f} s (CPU {cpu_seconds:.2f} s)")
+    return times, cpu, results
 
 
 def bench_row(
@@ -466,6 +546,14 @@ def bench_row(
 ) -> dict[str, Any]:
     records, docs, nbytes = size
     inp = Path(paths[0]).parent
+    notes: dict[str, Any] = {}
+    if row != "fused-vs-glue" and corpus == "demo" and not args.skip_datatrove:
+        notes["datatrove_reader_documents_on_original"] = datatrove_reader_documents(inp)
+        notes["our_reader_documents_on_original"] = docs
+        paths = utf8_clean_copy(paths, OUT / "demo-utf8")
+        inp = Path(paths[0]).parent
+        records, docs, nbytes = size = corpus_size(paths)
+        notes["input"] = "demo shards without their invalid-UTF-8 lines (both sides)"
     work = OUT / "runs" / f"{corpus}-{row}"
     shutil.rmtree(work, ignore_errors=True)
     jobs: dict[str, Callable[[], Any]] = {}
@@ -488,13 +576,15 @@ def bench_row(
         if 2 in args.threads:
             jobs["fused_t2"] = lambda: fused(paths, 2)
     log(f"{corpus} / {row}: {docs} documents, {nbytes / 1e6:.2f} MB")
-    times, results = time_jobs(jobs, args.repeats, warmup=not args.quick)
+    times, cpu, results = time_jobs(jobs, args.repeats, warmup=not args.quick)
     figures: dict[str, Any] = {}
     for label, secs in times.items():
         median = statistics.median(secs)
         figures[label] = {
             "seconds": secs,
+            "cpu_seconds": cpu[label],
             "median_s": median,
+            "median_cpu_s": statistics.median(cpu[label]),
             "docs_per_s": docs / median,
             "mb_per_s": nbytes / 1e6 / median,
         }
@@ -505,11 +595,16 @@ def bench_row(
         "documents": docs,
         "bytes": nbytes,
         "figures": figures,
+        **notes,
     }
     if row == "fused-vs-glue":
         entry["identical_output"] = results["glue_t1"] == results["fused_t1"]
         entry["kept"] = {"glue": len(results["glue_t1"]), "fused": len(results["fused_t1"])}
         entry["fused_over_glue"] = figures["glue_t1"]["median_s"] / figures["fused_t1"]["median_s"]
+        entry["fused_over_glue_cpu"] = (
+            figures["glue_t1"]["median_cpu_s"] / figures["fused_t1"]["median_cpu_s"]
+        )
+        entry["glue_breakdown_s"] = glue_breakdown(paths)
     else:
         ids = reader_ids(paths)
         ours = read_output(results[f"ours_t{args.threads[0]}"])
@@ -522,8 +617,12 @@ def bench_row(
             entry["datatrove_kept"] = len(theirs)
             entry["agreement"] = agreement(theirs, ours, ids)
             dt_s = figures["datatrove"]["median_s"]
+            dt_cpu = figures["datatrove"]["median_cpu_s"]
             for t in args.threads:
                 entry[f"ours_t{t}_over_datatrove"] = dt_s / figures[f"ours_t{t}"]["median_s"]
+                entry[f"ours_t{t}_over_datatrove_cpu"] = (
+                    dt_cpu / figures[f"ours_t{t}"]["median_cpu_s"]
+                )
         if 1 in args.threads and 2 in args.threads:
             entry["t2_over_t1"] = figures["ours_t1"]["median_s"] / figures["ours_t2"]["median_s"]
     log(json.dumps({k: v for k, v in entry.items() if k != "figures"}))
@@ -531,26 +630,39 @@ def bench_row(
 
 
 def print_tables(entries: list[dict[str, Any]]) -> None:
-    print("\n| corpus | row | job | docs/s | MB/s | median s | ratio |")
-    print("|---|---|---|---:|---:|---:|---|")
+    print("\n| corpus | row | job | docs/s | MB/s | median s | median CPU s | ratio |")
+    print("|---|---|---|---:|---:|---:|---:|---|")
     for e in entries:
         for label, f in e["figures"].items():
             ratio = ""
             if label.startswith("ours_t") and f"{label}_over_datatrove" in e:
-                ratio = f"{e[f'{label}_over_datatrove']:.1f}x datatrove"
+                ratio = (
+                    f"{e[f'{label}_over_datatrove']:.1f}x datatrove "
+                    f"(CPU time: {e[f'{label}_over_datatrove_cpu']:.1f}x)"
+                )
             if label == "ours_t2" and "t2_over_t1" in e:
                 ratio += f"; {e['t2_over_t1']:.2f}x t1"
             if label == "fused_t1":
-                ratio = f"{e['fused_over_glue']:.2f}x glue"
+                ratio = (
+                    f"{e['fused_over_glue']:.2f}x glue (CPU time: {e['fused_over_glue_cpu']:.2f}x)"
+                )
             print(
                 f"| {e['corpus']} | {e['row']} | {label} | {f['docs_per_s']:,.0f} | "
-                f"{f['mb_per_s']:.2f} | {f['median_s']:.3f} | {ratio} |"
+                f"{f['mb_per_s']:.2f} | {f['median_s']:.3f} | {f['median_cpu_s']:.3f} | {ratio} |"
             )
     for e in entries:
         if "agreement" in e:
             print(f"agreement {e['corpus']} / {e['row']}: {e['agreement']}")
         if "identical_output" in e:
             print(f"fused == glue on {e['corpus']}: {e['identical_output']} ({e['kept']})")
+            steps = ", ".join(f"{k} {v:.3f}" for k, v in e["glue_breakdown_s"].items())
+            print(f"glue seconds per step on {e['corpus']} (one run): {steps}")
+        if "datatrove_reader_documents_on_original" in e:
+            print(
+                f"{e['corpus']} / {e['row']}: on the original shards datatrove's reader yields "
+                f"{e['datatrove_reader_documents_on_original']} documents, ours "
+                f"{e['our_reader_documents_on_original']}; both sides read: {e['input']}"
+            )
 
 
 def main() -> None:
