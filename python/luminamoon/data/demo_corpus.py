@@ -230,6 +230,31 @@ _TOOLS = (
     "a measuring jug",
 )
 
+_PARTS = (
+    "cable hinge battery lid switch strap screen zipper handle charger button filter wheel "
+    "clasp fan"
+).split()
+_DURATIONS = (
+    "a few minutes",
+    "ten minutes",
+    "half an hour",
+    "two days",
+    "a week",
+    "three weeks",
+    "a month",
+    "two years",
+)
+_PEOPLE = ("a friend", "a neighbour", "my brother", "a colleague", "your partner", "the kids")
+_ROOMS = ("garage", "kitchen", "garden", "hallway", "workshop", "spare room", "balcony")
+_TIMES = (
+    "yesterday",
+    "this morning",
+    "last night",
+    "on Sunday",
+    "after the update",
+    "during the trip",
+)
+
 _SLOTS: dict[str, Callable[[random.Random], str]] = {
     "name": lambda r: f"{r.choice(_FIRST)} {r.choice(_LAST)}",
     "first": lambda r: r.choice(_FIRST),
@@ -255,6 +280,12 @@ _SLOTS: dict[str, Callable[[random.Random], str]] = {
     "task": lambda r: r.choice(_TASKS),
     "tool": lambda r: r.choice(_TOOLS),
     "stars": lambda r: str(r.randint(1, 5)),
+    "part": lambda r: r.choice(_PARTS),
+    "part2": lambda r: r.choice(_PARTS),
+    "duration": lambda r: r.choice(_DURATIONS),
+    "person": lambda r: r.choice(_PEOPLE),
+    "room": lambda r: r.choice(_ROOMS),
+    "time": lambda r: r.choice(_TIMES),
 }
 _SLOT_RE = re.compile(r"\{([a-z0-9]+)\}")
 
@@ -300,45 +331,45 @@ _GENRES: dict[str, tuple[str, ...]] = {
     ),
     "howto": (
         "If you want to {task}, you will need {tool} and about an hour of time.",
-        "Start by clearing a space where you can work without being disturbed.",
+        "Start by clearing a space in the {room} where you can work without being disturbed.",
         "Next, take {tool} and check that everything is dry before you begin.",
-        "Don't rush this step: most mistakes happen when people skip it.",
-        "Once that is done, wait a few minutes and look at the result carefully.",
-        "If something goes wrong, it is usually because the first step was done too quickly.",
+        "Don't rush this step: most of the {adj} mistakes happen when people skip it.",
+        "Once that is done, wait {duration} and look at the result {adv}.",
+        "If something goes wrong, it is usually because the first step was done too {adv}.",
         "Many people find it easier to {task} on a weekend morning, when the light is good.",
-        "You can also ask a friend to help, which makes the whole job faster.",
+        "You can also ask {person} to help, which makes the whole job faster.",
         "Keep {tool} nearby, because you will probably need it again.",
-        "When you are finished, clean up and put everything back where it belongs.",
-        "After a week or two, check again and repeat the last step if needed.",
-        "That's all there is to it, and the second time will be much quicker.",
+        "When you are finished, clean the {room} and put {tool} back where it belongs.",
+        "After {duration}, check again and repeat the last step if needed.",
+        "That's all there is to it, and the second time will take about {duration}.",
     ),
     "review": (
         "I bought the {product} last {month} and have used it almost every day since.",
         "The first thing I noticed was how {adj} it felt compared to my old one.",
         "Setup took about {num} seconds, which was a pleasant surprise.",
-        "It isn't perfect: the cable is short and the buttons are a little stiff.",
+        "It isn't perfect: the {part} is {adj} and the {part2} feels a little stiff.",
         "My partner thinks it was too expensive at {money}, and she may be right.",
         "After {num} days the {product} still works as well as it did on the first day.",
-        "Customer support answered my question within a day, which is rare these days.",
+        "Customer support answered my question within {duration}, which is rare these days.",
         "If you need something {adj} and simple, this is a good choice.",
         "I would give it {stars} out of 5 stars, mainly because of the price.",
-        "Would I buy it again? Probably yes, but I would wait for a sale.",
-        "The instructions were clear, although the pictures were rather small.",
-        "Overall it does what it promises, and that is more than I can say for most.",
+        "Would I buy it again? Probably yes, but I would wait for a sale in {month}.",
+        "The instructions were {adj}, although the pictures of the {part} were rather small.",
+        "Overall the {product} does what it promises, and that is more than I can say for most.",
     ),
     "forum": (
         "Has anyone else had problems with the {product} after the last update?",
-        "Mine stopped working yesterday and I can't figure out why.",
-        "I tried turning it off and on again, but that didn't help at all.",
-        "Thanks for the replies, everyone, I really appreciate it.",
-        "Update: it turns out the problem was a loose cable, so it was my fault after all.",
+        "Mine stopped working {time} and I can't figure out why.",
+        "I tried replacing the {part}, but that didn't help at all.",
+        "Thanks for the replies, {first}, I really appreciate it.",
+        "Update: it turns out the problem was a loose {part}, so it was my fault after all.",
         "For what it's worth, the same thing happened to my brother in {place}.",
         "I think the shop in {place} still sells the older model if you ask them.",
-        "Honestly I would just return it and get your money back.",
-        "Did you check whether the warranty is still valid? Mine was for two years.",
-        "Sorry if this has been asked before, I searched but found nothing useful.",
-        "Edit: fixed a typo in the title, and added a photo of the label.",
-        "Good luck, and let us know how it goes!",
+        "Honestly I would just return it to the shop in {place} and get your money back.",
+        "Did you check whether the warranty is still valid? Mine was for {duration}.",
+        "Sorry if this has been asked before, I searched for {duration} but found nothing useful.",
+        "Edit: fixed a typo in the title, and added a photo of the {part}.",
+        "Good luck with the {product}, {first}, and let us know how it goes!",
     ),
 }
 _TITLES: dict[str, tuple[str, ...]] = {
