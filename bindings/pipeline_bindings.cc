@@ -12,6 +12,9 @@
 #include "common.h"
 #include "document_batch.h"
 #include "luminamoon/data/checkpoint/stream_coordinate.h"
+#include "luminamoon/data/common/error.h"
+#include "luminamoon/data/common/suggest.h"
+#include "luminamoon/data/pipeline/arrow_columns.h"
 #include "luminamoon/data/pipeline/fused_pipeline.h"
 #include "luminamoon/data/string_tensor/string_tensor.h"
 
@@ -116,11 +119,10 @@ PyPipelineResult process(PyPipelineEngine& engine, nb::handle input, nb::handle 
     for (auto [key, values] : nb::borrow<nb::dict>(mapping)) {
       const std::size_t count = nb::len(values);
       if (count != n) {
-        throw nb::value_error(("FusedPipeline.process: field " +
-                               std::string(nb::repr(key).c_str()) + " has " +
-                               std::to_string(count) + " values for " + std::to_string(n) +
-                               " documents")
-                                  .c_str());
+        throw nb::value_error(
+            ("FusedPipeline.process: field " + std::string(nb::repr(key).c_str()) + " has " +
+             std::to_string(count) + " values for " + std::to_string(n) + " documents")
+                .c_str());
       }
       PyObject* copy = PySequence_List(values.ptr());
       if (copy == nullptr) throw nb::python_error();
@@ -139,10 +141,9 @@ PyPipelineResult process(PyPipelineEngine& engine, nb::handle input, nb::handle 
     coords.reserve(n);
     for (nb::handle c : nb::iter(coordinates)) {
       if (!nb::isinstance<StreamCoordinate>(c)) {
-        throw nb::type_error(
-            ("FusedPipeline.process: coordinates must be StreamCoordinate, got " +
-             std::string(nb::type_name(c.type()).c_str()))
-                .c_str());
+        throw nb::type_error(("FusedPipeline.process: coordinates must be StreamCoordinate, got " +
+                              std::string(nb::type_name(c.type()).c_str()))
+                                 .c_str());
       }
       coords.push_back(nb::cast<StreamCoordinate>(c));
     }
@@ -201,6 +202,78 @@ nb::object result_fields(const PyPipelineResult& r) {
   return out;
 }
 
+ArrowStringType parse_text_type(const std::string& name) {
+  static constexpr std::string_view kNames[] = {"string", "large_string", "string_view"};
+  if (name == kNames[0]) return ArrowStringType::kUtf8;
+  if (name == kNames[1]) return ArrowStringType::kLargeUtf8;
+  if (name == kNames[2]) return ArrowStringType::kUtf8View;
+  std::string message = "PipelineResult.export_arrow: unknown text_type '" + name + "'";
+  if (const auto best = did_you_mean(name, kNames)) {
+    message += "; did you mean '" + *best + "'?";
+  } else {
+    message += "; valid: string, large_string, string_view";
+  }
+  throw ConfigError(message);
+}
+
+template <typename T>
+void release_and_delete(void* p) noexcept {
+  auto* value = static_cast<T*>(p);
+  if (value->release != nullptr) value->release(value);
+  delete value;
+}
+
+template <typename T>
+T* capsule_pointer(nb::handle capsule, const char* name) {
+  void* p = PyCapsule_GetPointer(capsule.ptr(), name);
+  if (p == nullptr) throw nb::python_error();
+  return static_cast<T*>(p);
+}
+
+// One Arrow record batch: the text column, the reader's fields (typed by the rules of
+// arrow_columns.h), then fields the caller gave as Python lists (typed by pyarrow, which the
+// caller's objects came from anyway).
+nb::capsule export_arrow(const PyPipelineResult& r, const std::string& text_column,
+                         const std::string& text_type) {
+  const ArrowStringType type = parse_text_type(text_type);
+  std::vector<FieldColumn> fields;
+  if (r.field_names) {
+    for (std::size_t f = 0; f < r.field_names->size(); ++f) {
+      FieldColumn column{(*r.field_names)[f], {}};
+      column.values.reserve(r.kept.size());
+      for (const std::size_t i : r.kept) column.values.push_back(r.batch->fields[f][i]);
+      fields.push_back(std::move(column));
+    }
+  }
+  std::vector<ForeignColumn> foreign;
+  if (r.py_fields.is_valid() && !r.py_fields.is_none()) {
+    nb::object pyarrow = nb::module_::import_("pyarrow");
+    nb::dict columns = nb::borrow<nb::dict>(result_fields(r));
+    for (auto [key, values] : nb::borrow<nb::dict>(r.py_fields)) {
+      nb::object array = pyarrow.attr("array")(columns[key]);
+      nb::object pair = array.attr("__arrow_c_array__")();
+      ForeignColumn column;
+      column.name = nb::cast<std::string>(key);
+      // Moved out of the capsules: their destructors then see a released struct.
+      auto* schema = capsule_pointer<ArrowSchema>(pair[0], "arrow_schema");
+      auto* arr = capsule_pointer<ArrowArray>(pair[1], "arrow_array");
+      column.schema = *schema;
+      schema->release = nullptr;
+      column.array = *arr;
+      arr->release = nullptr;
+      foreign.push_back(column);
+    }
+  }
+  auto* stream = new ArrowArrayStream{};
+  nb::capsule capsule(stream, "arrow_array_stream", release_and_delete<ArrowArrayStream>);
+  {
+    nb::gil_scoped_release release;
+    export_record_batch_stream(r.texts, text_column, type, std::move(fields), std::move(foreign),
+                               stream);
+  }
+  return capsule;
+}
+
 }  // namespace
 
 void bind_pipeline(nb::module_& m) {
@@ -244,14 +317,12 @@ void bind_pipeline(nb::module_& m) {
             std::vector<std::uint8_t> keep(r.dropped_by->size());
             for (std::size_t i = 0; i < keep.size(); ++i) keep[i] = (*r.dropped_by)[i] == 0;
             auto* owned = new std::vector<std::uint8_t>(std::move(keep));
-            nb::capsule owner(owned, [](void* p) noexcept {
-              delete static_cast<std::vector<std::uint8_t>*>(p);
-            });
+            nb::capsule owner(
+                owned, [](void* p) noexcept { delete static_cast<std::vector<std::uint8_t>*>(p); });
             static bool empty = false;
             const std::size_t shape[1] = {owned->size()};
             return nb::ndarray<nb::numpy, bool, nb::ndim<1>>(
-                owned->empty() ? &empty : reinterpret_cast<bool*>(owned->data()), 1, shape,
-                owner);
+                owned->empty() ? &empty : reinterpret_cast<bool*>(owned->data()), 1, shape, owner);
           },
           nb::rv_policy::reference, nb::sig("def keep(self) -> numpy.typing.NDArray[numpy.bool_]"))
       .def_prop_ro(
@@ -260,7 +331,8 @@ void bind_pipeline(nb::module_& m) {
             std::vector<std::int64_t> out(r.kept.begin(), r.kept.end());
             return numpy_vector(std::move(out));
           },
-          nb::rv_policy::reference, nb::sig("def indices(self) -> numpy.typing.NDArray[numpy.int64]"))
+          nb::rv_policy::reference,
+          nb::sig("def indices(self) -> numpy.typing.NDArray[numpy.int64]"))
       .def_prop_ro(
           "dropped_by",
           [](nb::handle self) {
@@ -271,7 +343,8 @@ void bind_pipeline(nb::module_& m) {
             return nb::ndarray<nb::numpy, const std::uint8_t, nb::ndim<1>>(
                 r.dropped_by->empty() ? &empty : r.dropped_by->data(), 1, shape, self);
           },
-          nb::rv_policy::reference, nb::sig("def dropped_by(self) -> numpy.typing.NDArray[numpy.uint8]"))
+          nb::rv_policy::reference,
+          nb::sig("def dropped_by(self) -> numpy.typing.NDArray[numpy.uint8]"))
       .def_prop_ro(
           "reasons",
           [](const PyPipelineResult& r) {
@@ -315,6 +388,22 @@ void bind_pipeline(nb::module_& m) {
       .def_prop_ro(
           "total", [](const PyPipelineResult& r) { return r.dropped_by->size(); },
           "Documents in the input batch.")
+      .def("export_arrow", &export_arrow, "text_column"_a = "text", "text_type"_a = "string",
+           nb::sig("def export_arrow(self, text_column: str = 'text', text_type: str = 'string') "
+                   "-> object"),
+           "The kept documents as one Arrow record batch (text column, then the fields), an "
+           "'arrow_array_stream' PyCapsule; text_type: 'string', 'large_string' or "
+           "'string_view'. Field types follow docs/pipeline.md.")
+      .def(
+          "__arrow_c_stream__",
+          [](const PyPipelineResult& r, nb::handle requested_schema) {
+            (void)requested_schema;  // the protocol lets a producer return its own schema
+            return export_arrow(r, "text", "string");
+          },
+          "requested_schema"_a.none() = nb::none(),
+          nb::sig("def __arrow_c_stream__(self, requested_schema: object | None = None) -> "
+                  "object"),
+          "Arrow PyCapsule stream interface: export_arrow() with its defaults.")
       .def("__len__", [](const PyPipelineResult& r) { return r.texts.size(); })
       .def("__repr__", [](const PyPipelineResult& r) {
         return nb::str("PipelineResult(kept={}, total={})")
@@ -327,8 +416,8 @@ void bind_pipeline(nb::module_& m) {
       "call with the GIL released. Build it through luminamoon.data.FusedPipeline.")
       .def(
           "__init__",
-          [](PyPipelineEngine* self, nb::object cleaner, nb::object quality,
-             nb::object exact_dedup, nb::object near_dedup, nb::object pii, nb::handle threads) {
+          [](PyPipelineEngine* self, nb::object cleaner, nb::object quality, nb::object exact_dedup,
+             nb::object near_dedup, nb::object pii, nb::handle threads) {
             (void)to_unsigned(threads, "threads", 4096);
             PipelineStages stages;
             stages.cleaner = stage_pointer<TextCleaner>(cleaner, "cleaner", "TextCleaner");
@@ -338,9 +427,9 @@ void bind_pipeline(nb::module_& m) {
             stages.near_dedup =
                 stage_pointer<MinHashDeduplicator>(near_dedup, "near_dedup", "MinHashDeduplicator");
             stages.pii = stage_pointer<PiiMasker>(pii, "pii", "PIIMasker");
-            new (self) PyPipelineEngine{std::move(cleaner), std::move(quality),
-                                        std::move(exact_dedup), std::move(near_dedup),
-                                        std::move(pii), FusedPipeline(stages)};
+            new (self)
+                PyPipelineEngine{std::move(cleaner),    std::move(quality), std::move(exact_dedup),
+                                 std::move(near_dedup), std::move(pii),     FusedPipeline(stages)};
           },
           "cleaner"_a.none(), "quality"_a.none(), "exact_dedup"_a.none(), "near_dedup"_a.none(),
           "pii"_a.none(), "threads"_a = 0,
@@ -354,8 +443,7 @@ void bind_pipeline(nb::module_& m) {
                    "collections.abc.Sequence[StreamCoordinate] | None = None) -> PipelineResult"),
            "Runs every stage over the batch (see docs/pipeline.md).")
       .def(
-          "stats",
-          [](const PyPipelineEngine& e) { return counters_to_python(e.pipeline.stats()); },
+          "stats", [](const PyPipelineEngine& e) { return counters_to_python(e.pipeline.stats()); },
           nb::sig("def stats(self) -> dict[str, dict[str, int]]"),
           "The counters of every batch processed so far.");
 }

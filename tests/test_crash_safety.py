@@ -7,7 +7,8 @@ Two halves:
   parent then proves the state opens, sits at the last reported commit or the one after it, and
   holds exactly the hashes an in-process replay of the same schedule commits - then the next
   child resumes from there. ``LUMINAMOON_CRASH_KILLS`` sets the kills per chain (default 40;
-  three chains: native, fallback, and one that alternates the backend of every child run);
+  three chains: native, fallback, and one that alternates the backend of every child run; the
+  loop itself is ``crash_harness.py``, shared with the other crash tests);
 * simulated torn writes built by hand, no processes: torn and bit-flipped slots, cut and
   over-long WALs, a crash between the WAL append and the slot write, and one between the slot
   write and the RAM promotion.
@@ -15,16 +16,9 @@ Two halves:
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-import os
 import random
-import select
-import signal
 import struct
-import subprocess
 import sys
-import time
 import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -34,25 +28,13 @@ from typing import Any
 
 import pytest
 
-import luminamoon.data as lmd
+import crash_harness as harness  # the shared SIGKILL harness, next to this file
 from luminamoon.data.errors import CorruptCheckpointError
 
 HERE = Path(__file__).resolve().parent
 CHILD = HERE / "crash_child.py"
-PACKAGE_ROOT = Path(lmd.__file__).resolve().parents[2]  # the directory holding luminamoon/
 
-
-def _load_schedule() -> ModuleType:
-    """``crash_child.py`` as a module (whatever pytest's import mode), for its schedule."""
-    spec = importlib.util.spec_from_file_location("luminamoon_crash_child", CHILD)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-schedule = _load_schedule()
+schedule = harness.load_script(CHILD, "luminamoon_crash_child")
 
 try:
     from xxhash import xxh3_64_intdigest as _reference_xxh3
@@ -65,23 +47,10 @@ def ref_hash(doc: str | bytes) -> int:
     return int(_reference_xxh3(doc.encode("utf-8") if isinstance(doc, str) else doc))
 
 
-def _native_available() -> bool:
-    try:
-        importlib.import_module("luminamoon.data._native")
-    except ImportError:
-        return False
-    return True
-
-
-NATIVE = _native_available()
-needs_native = pytest.mark.skipif(not NATIVE, reason="luminamoon.data._native is not built")
+NATIVE = harness.NATIVE
+needs_native = harness.needs_native
 BACKENDS = [pytest.param("native", marks=needs_native), "fallback"]
-
-
-def backend_module(name: str) -> ModuleType:
-    if name == "native":
-        return importlib.import_module("luminamoon.data._native")
-    return importlib.import_module("luminamoon.data.fallbacks")
+backend_module = harness.backend_module
 
 
 @pytest.fixture(params=BACKENDS)
@@ -152,60 +121,20 @@ class Replay:
         return self.hashes[: self.count_at[epoch]]
 
 
-def read_progress(progress: Path) -> list[tuple[int, int]]:
-    """The ``(batch_id, epoch)`` lines the children reported (complete lines only)."""
-    if not progress.exists():
-        return []
-    lines = progress.read_text(encoding="ascii").split("\n")[:-1]  # drop a torn tail
-    out = []
-    for line in lines:
-        k, epoch = line.split()
-        out.append((int(k), int(epoch)))
-    return out
+read_progress = harness.read_progress
 
 
-def child_env(backend: str) -> dict[str, str]:
-    env = os.environ.copy()
-    env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(PACKAGE_ROOT), env.get("PYTHONPATH", "")) if p
-    )
-    env["LUMINAMOON_FORCE_FALLBACK"] = "1" if backend == "fallback" else "0"
-    return env
-
-
-def run_and_kill(
+def kill_child(
     backend: str, meta: Path, progress: Path, stderr_path: Path, rng: random.Random
-) -> str:
-    """Start a child, SIGKILL it 0-150 ms later; returns where the delay was counted from."""
-    delay = rng.uniform(0.0, 0.150)
-    from_spawn = rng.random() < 0.3  # kills during interpreter start-up and imports
-    with stderr_path.open("wb") as err:
-        proc = subprocess.Popen(
-            [sys.executable, str(CHILD), backend, str(meta), str(progress)],
-            stdout=subprocess.PIPE,
-            stderr=err,
-            env=child_env(backend),
-        )
-        assert proc.stdout is not None
-        try:
-            if not from_spawn:
-                ready, _, _ = select.select([proc.stdout], [], [], 60.0)
-                assert ready, "the child never reported ready"
-                proc.stdout.readline()
-            time.sleep(delay)
-            proc.send_signal(signal.SIGKILL)
-            returncode = proc.wait(timeout=60)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-            proc.stdout.close()
-    if returncode != -signal.SIGKILL:
-        pytest.fail(
-            f"the {backend} child exited by itself with {returncode} instead of being killed:\n"
-            + stderr_path.read_text(errors="replace")
-        )
-    return "spawn" if from_spawn else "ready"
+) -> harness.Kill:
+    """Start a child, SIGKILL it 0-150 ms after it is ready (30%: after the spawn)."""
+    return harness.spawn_and_kill(
+        [sys.executable, str(CHILD), backend, str(meta), str(progress)],
+        backend=backend,
+        stderr_path=stderr_path,
+        rng=rng,
+        max_delay=0.150,
+    )
 
 
 def verify_after_kill(
@@ -269,53 +198,48 @@ def verify_after_kill(
 
 
 def crash_kills() -> int:
-    return int(os.environ.get("LUMINAMOON_CRASH_KILLS", "40"))
+    return harness.kill_count("LUMINAMOON_CRASH_KILLS", 40)
 
 
-@pytest.mark.parametrize(
-    "chain",
-    [
-        pytest.param("native", marks=needs_native),
-        "fallback",
-        pytest.param("mixed", marks=needs_native),
-    ],
-)
+@pytest.mark.parametrize("chain", harness.CHAINS)
 def test_sigkill_at_random_moments(chain: str, tmp_path: Path) -> None:
     """N children SIGKILLed at random moments; every kill leaves exactly a committed prefix."""
     kills = crash_kills()
     rng = random.Random(f"crash-{chain}")
-    names = ["native", "fallback"] if NATIVE else ["fallback"]
-    readers = [backend_module(name) for name in names]
+    readers = [backend_module(name) for name in harness.BACKEND_NAMES]
     meta = tmp_path / "stream.meta"
     progress = tmp_path / "progress.txt"
     replay = Replay()
-    epoch = 0
     landed_unreported = 0
-    advanced = 0
-    startup_kills = 0
-    started = time.monotonic()
-    for i in range(kills):
-        backend = rng.choice(names) if chain == "mixed" else chain
-        where = run_and_kill(backend, meta, progress, tmp_path / f"stderr-{i}.txt", rng)
-        startup_kills += where == "spawn"
-        writer = backend_module(rng.choice(names) if chain == "mixed" else chain)
+
+    def kill(backend: str, i: int) -> harness.Kill:
+        return kill_child(backend, meta, progress, tmp_path / f"stderr-{i}.txt", rng)
+
+    def verify(checker: str, epoch: int) -> int:
+        nonlocal landed_unreported
         new_epoch = verify_after_kill(
-            writer, readers, meta=meta, progress=progress, replay=replay, previous_epoch=epoch
+            backend_module(checker),
+            readers,
+            meta=meta,
+            progress=progress,
+            replay=replay,
+            previous_epoch=epoch,
         )
-        assert new_epoch >= epoch, "a commit was lost"
         reports = read_progress(progress)
         if new_epoch > (reports[-1][1] if reports else 0):
             landed_unreported += 1
-        advanced += new_epoch > epoch
-        epoch = new_epoch
-    elapsed = time.monotonic() - started
+        return new_epoch
+
+    stats = harness.kill_chain(chain, kills, rng, kill=kill, verify=verify)
     print(
-        f"\n[crash harness] {chain}: {kills} kills ({startup_kills} timed from spawn) in "
-        f"{elapsed:.1f} s, final epoch {epoch}, {advanced} runs committed something, "
-        f"{landed_unreported} commits landed unreported"
+        f"\n[crash harness] {chain}: {kills} kills ({stats.startup_kills} timed from spawn) in "
+        f"{stats.seconds:.1f} s, final epoch {stats.final_epoch}, {stats.advanced} runs "
+        f"committed something, {landed_unreported} commits landed unreported"
     )
     if kills >= 20:
-        assert epoch > 0, "no child ever committed: the kill delays are too short to test much"
+        assert stats.final_epoch > 0, (
+            "no child ever committed: the kill delays are too short to test much"
+        )
 
 
 # =============================================================================================

@@ -1,6 +1,6 @@
 """Crash safety of the MinHash index's companion file (``<meta>.minhash``) on both backends.
 
-The SIGKILL harness of ``test_crash_safety.py``, for the MinHash stage: ``minhash_crash_child.py``
+The shared SIGKILL harness (``crash_harness.py``), for the MinHash stage: ``minhash_crash_child.py``
 commits a deterministic stream of near-duplicate-rich batches until it is SIGKILLed at a random
 moment (start-up, opening the index, inside a commit). After every kill the parent opens the
 checkpoint and proves that
@@ -17,57 +17,24 @@ chain (default 12; three chains: native, fallback, and one alternating the backe
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-import os
 import random
-import select
-import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-import luminamoon.data as lmd
+import crash_harness as harness  # the shared SIGKILL harness, next to this file
 from luminamoon.data.fallbacks import epoch_log as fallback_epoch_log
 from luminamoon.data.fallbacks import minhash as fallback_minhash
 
 HERE = Path(__file__).resolve().parent
 CHILD = HERE / "minhash_crash_child.py"
-PACKAGE_ROOT = Path(lmd.__file__).resolve().parents[2]
 
-
-def _load_schedule() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("luminamoon_minhash_crash_child", CHILD)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-schedule = _load_schedule()
-
-
-def _native_available() -> bool:
-    try:
-        importlib.import_module("luminamoon.data._native")
-    except ImportError:
-        return False
-    return True
-
-
-NATIVE = _native_available()
-needs_native = pytest.mark.skipif(not NATIVE, reason="luminamoon.data._native is not built")
-
-
-def backend_module(name: str) -> ModuleType:
-    if name == "native":
-        return importlib.import_module("luminamoon.data._native")
-    return importlib.import_module("luminamoon.data.fallbacks")
+schedule = harness.load_script(CHILD, "luminamoon_minhash_crash_child")
+needs_native = harness.needs_native
+backend_module = harness.backend_module
+read_progress = harness.read_progress
 
 
 class Replay:
@@ -102,52 +69,17 @@ def companion_rows(meta: Path, epoch: int) -> list[bytes]:
     return rows
 
 
-def read_progress(progress: Path) -> list[tuple[int, int]]:
-    if not progress.exists():
-        return []
-    lines = progress.read_text(encoding="ascii").split("\n")[:-1]  # drop a torn tail
-    return [(int(k), int(e)) for k, e in (line.split() for line in lines)]
-
-
-def child_env(backend: str) -> dict[str, str]:
-    env = os.environ.copy()
-    env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(PACKAGE_ROOT), env.get("PYTHONPATH", "")) if p
-    )
-    env["LUMINAMOON_FORCE_FALLBACK"] = "1" if backend == "fallback" else "0"
-    return env
-
-
-def run_and_kill(backend: str, meta: Path, progress: Path, err: Path, rng: random.Random) -> None:
+def kill_child(
+    backend: str, meta: Path, progress: Path, err: Path, rng: random.Random
+) -> harness.Kill:
     """Start a child and SIGKILL it 0-200 ms after it is ready (or after spawn, 30%)."""
-    delay = rng.uniform(0.0, 0.200)
-    from_spawn = rng.random() < 0.3
-    with err.open("wb") as stderr:
-        proc = subprocess.Popen(
-            [sys.executable, str(CHILD), backend, str(meta), str(progress)],
-            stdout=subprocess.PIPE,
-            stderr=stderr,
-            env=child_env(backend),
-        )
-        assert proc.stdout is not None
-        try:
-            if not from_spawn:
-                ready, _, _ = select.select([proc.stdout], [], [], 60.0)
-                assert ready, "the child never reported ready"
-                proc.stdout.readline()
-            time.sleep(delay)
-            proc.send_signal(signal.SIGKILL)
-            returncode = proc.wait(timeout=60)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-            proc.stdout.close()
-    if returncode != -signal.SIGKILL:
-        pytest.fail(
-            f"the {backend} child exited by itself with {returncode} instead of being killed:\n"
-            + err.read_text(errors="replace")
-        )
+    return harness.spawn_and_kill(
+        [sys.executable, str(CHILD), backend, str(meta), str(progress)],
+        backend=backend,
+        stderr_path=err,
+        rng=rng,
+        max_delay=0.200,
+    )
 
 
 def probes(epoch: int) -> list[str | bytes]:
@@ -189,42 +121,33 @@ def verify_after_kill(
 
 
 def crash_kills() -> int:
-    return int(os.environ.get("LUMINAMOON_MINHASH_CRASH_KILLS", "12"))
+    return harness.kill_count("LUMINAMOON_MINHASH_CRASH_KILLS", 12)
 
 
-@pytest.mark.parametrize(
-    "chain",
-    [
-        pytest.param("native", marks=needs_native),
-        "fallback",
-        pytest.param("mixed", marks=needs_native),
-    ],
-)
+@pytest.mark.parametrize("chain", harness.CHAINS)
 def test_sigkill_at_random_moments(chain: str, tmp_path: Path) -> None:
     kills = crash_kills()
     rng = random.Random(f"minhash-crash-{chain}")
-    names = ["native", "fallback"] if NATIVE else ["fallback"]
     meta = tmp_path / "stream.meta"
     progress = tmp_path / "progress.txt"
     replay = Replay()
-    epoch = 0
-    advanced = 0
-    started = time.monotonic()
-    for i in range(kills):
-        backend = rng.choice(names) if chain == "mixed" else chain
-        run_and_kill(backend, meta, progress, tmp_path / f"stderr-{i}.txt", rng)
-        checker = backend_module(rng.choice(names) if chain == "mixed" else chain)
-        new_epoch = verify_after_kill(checker, meta, progress, replay, epoch)
-        assert new_epoch >= epoch, "a commit was lost"
-        advanced += new_epoch > epoch
-        epoch = new_epoch
+
+    def kill(backend: str, i: int) -> harness.Kill:
+        return kill_child(backend, meta, progress, tmp_path / f"stderr-{i}.txt", rng)
+
+    def verify(checker: str, epoch: int) -> int:
+        return verify_after_kill(backend_module(checker), meta, progress, replay, epoch)
+
+    stats = harness.kill_chain(chain, kills, rng, kill=kill, verify=verify)
     print(
-        f"\n[minhash crash harness] {chain}: {kills} kills in {time.monotonic() - started:.1f} s, "
-        f"final epoch {epoch}, {advanced} runs committed something, "
+        f"\n[minhash crash harness] {chain}: {kills} kills in {stats.seconds:.1f} s, "
+        f"final epoch {stats.final_epoch}, {stats.advanced} runs committed something, "
         f"{len(replay.dedup)} documents indexed"
     )
     if kills >= 10:
-        assert epoch > 0, "no child ever committed: the kill delays are too short to test much"
+        assert stats.final_epoch > 0, (
+            "no child ever committed: the kill delays are too short to test much"
+        )
 
 
 @pytest.mark.parametrize("name", [pytest.param("native", marks=needs_native), "fallback"])

@@ -16,9 +16,8 @@ void TextCleaner::apply(DocumentBatch& batch, StageCounters& counters) const {
     }
   }
   batch.replace_texts(kept, std::move(cleaned), /*valid=*/true);
-  stats.for_each([&](std::string_view name, std::uint64_t value) {
-    counters.emplace_back(name, value);
-  });
+  stats.for_each(
+      [&](std::string_view name, std::uint64_t value) { counters.emplace_back(name, value); });
   counters.emplace_back("dropped_empty", dropped_empty);
 }
 

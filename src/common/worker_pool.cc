@@ -109,7 +109,8 @@ unsigned WorkerPool::threads() const noexcept {
 unsigned WorkerPool::workers_for(std::size_t n, unsigned max_workers,
                                  std::size_t min_items_per_worker) const {
   const std::size_t available = std::size_t{threads()} + 1;
-  std::size_t workers = max_workers == 0 ? available : std::min<std::size_t>(max_workers, available);
+  std::size_t workers =
+      max_workers == 0 ? available : std::min<std::size_t>(max_workers, available);
   const std::size_t by_size = n / std::max<std::size_t>(min_items_per_worker, 1);
   workers = std::min(workers, std::max<std::size_t>(by_size, 1));
   return static_cast<unsigned>(workers);

@@ -290,10 +290,9 @@ void ShardReader::State::parse_records(const std::vector<std::size_t>& records,
                                        ChunkStorage& storage, std::vector<RecordResult>& results) {
   std::size_t total = 0;
   for (const std::size_t i : records) total += events[i].data.size();
-  const std::size_t n_workers =
-      std::min<std::size_t>(WorkerPool::shared().workers_for(open_json ? total : 0, workers,
-                                                             kMinBytesPerWorker),
-                            std::max<std::size_t>(records.size(), 1));
+  const std::size_t n_workers = std::min<std::size_t>(
+      WorkerPool::shared().workers_for(open_json ? total : 0, workers, kMinBytesPerWorker),
+      std::max<std::size_t>(records.size(), 1));
   if (parsers.size() < n_workers) parsers.resize(n_workers);
   storage.arenas.resize(n_workers);
 

@@ -41,10 +41,10 @@ __version__ = "0.1.0"
 
 __all__ = [
     "BACKEND",
+    "STAGES",
     "CheckpointLockedError",
     "ConfigError",
     "CorruptCheckpointError",
-    "STAGES",
     "DocumentBatch",
     "FusedPipeline",
     "LuminaMoonError",

@@ -699,3 +699,86 @@ class StringTensor:
         """Pickle support: rebuilt with from_buffers from offsets + payload."""
 
     def __hash__(self) -> int: ...
+
+class PipelineRejection:
+    """
+    Why the pipeline dropped a document: the stage, its rule, and the measured value and threshold where the rule has them.
+    """
+
+    def __init__(
+        self, stage: str, rule: str, value: float | None = None, threshold: float | None = None
+    ) -> None: ...
+    @property
+    def stage(self) -> str: ...
+    @property
+    def rule(self) -> str: ...
+    @property
+    def value(self) -> float | None: ...
+    @property
+    def threshold(self) -> float | None: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+    def __repr__(self) -> str: ...
+
+class PipelineResult:
+    """
+    One batch after the pipeline: the kept texts, the keep mask, why each other document was dropped, the kept documents' fields and coordinates, and this batch's counters.
+    """
+
+    @property
+    def texts(self) -> StringTensor: ...
+    @property
+    def keep(self) -> numpy.typing.NDArray[numpy.bool_]: ...
+    @property
+    def indices(self) -> numpy.typing.NDArray[numpy.int64]: ...
+    @property
+    def dropped_by(self) -> numpy.typing.NDArray[numpy.uint8]: ...
+    @property
+    def reasons(self) -> list[PipelineRejection | None]: ...
+    @property
+    def fields(self) -> dict[str, list[object]]: ...
+    @property
+    def coordinates(self) -> list[StreamCoordinate] | None: ...
+    @property
+    def end(self) -> StreamCoordinate | None: ...
+    @property
+    def counters(self) -> dict[str, dict[str, int]]: ...
+    @property
+    def total(self) -> int:
+        """Documents in the input batch."""
+
+    def export_arrow(self, text_column: str = "text", text_type: str = "string") -> object:
+        """
+        The kept documents as one Arrow record batch (text column, then the fields), an 'arrow_array_stream' PyCapsule; text_type: 'string', 'large_string' or 'string_view'. Field types follow docs/pipeline.md.
+        """
+
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
+        """Arrow PyCapsule stream interface: export_arrow() with its defaults."""
+
+    def __len__(self) -> int: ...
+    def __repr__(self) -> str: ...
+
+class PipelineEngine:
+    """
+    The native engine behind FusedPipeline: runs a batch through the given stages in one call with the GIL released. Build it through luminamoon.data.FusedPipeline.
+    """
+
+    def __init__(
+        self,
+        cleaner: TextCleaner | None,
+        quality: QualityFilter | None,
+        exact_dedup: StreamDeduplicator | None,
+        near_dedup: MinHashDeduplicator | None,
+        pii: PIIMasker | None,
+        threads: int = 0,
+    ) -> None: ...
+    def process(
+        self,
+        batch: object,
+        fields: Mapping[str, Sequence[object]] | None = None,
+        coordinates: Sequence[StreamCoordinate] | None = None,
+    ) -> PipelineResult:
+        """Runs every stage over the batch (see docs/pipeline.md)."""
+
+    def stats(self) -> dict[str, dict[str, int]]:
+        """The counters of every batch processed so far."""

@@ -1,4 +1,4 @@
-"""The ``luminamoon-data`` command line: ``demo``, ``inspect`` and ``info``."""
+"""The ``luminamoon-data`` command line: ``run``, ``stats``, ``demo``, ``inspect`` and ``info``."""
 
 from __future__ import annotations
 
@@ -11,9 +11,16 @@ from pathlib import Path
 from . import __version__
 from ._ffi import BACKEND, impl
 from .demo import run_demo
-from .errors import LuminaMoonError
+from .errors import LuminaMoonError, RunInterruptedError
+from .run import format_report, load_report, run
 
-_COMMANDS = ("demo", "inspect", "info")
+_COMMANDS = ("run", "stats", "demo", "inspect", "info")
+
+# Exit codes (docs/cli.md).
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
 
 
 def _inspect(meta: Path) -> dict[str, object]:
@@ -36,6 +43,39 @@ def _inspect(meta: Path) -> dict[str, object]:
         }
 
 
+def _split_list(values: Sequence[str] | str | None) -> list[str]:
+    if values is None:
+        return []
+    if isinstance(values, str):
+        values = [values]
+    return [part.strip() for value in values for part in value.split(",") if part.strip()]
+
+
+def _run(args: argparse.Namespace) -> int:
+    report = run(
+        args.inputs,
+        args.output,
+        config=args.config,
+        text_field=args.text_field,
+        fields=_split_list(args.fields),
+        format=args.format,
+        preset=_split_list(args.preset) or None,
+        pii=not args.no_pii,
+        threads=args.threads,
+        max_rows_per_file=args.max_rows_per_file,
+        max_bytes_per_file=args.max_bytes_per_file,
+        row_group_size=args.row_group_size,
+        batch_size=args.batch_size,
+        progress=args.progress,
+    )
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        _, timings = load_report(args.output)
+        print(format_report(report, timings))
+    return EXIT_OK
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="luminamoon-data",
@@ -43,13 +83,55 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    run = sub.add_parser(
+        "run",
+        help="curate shards into clean, deduplicated output files (crash-safe, resumable)",
+        description="Read INPUT shards (.jsonl/.json/.ndjson/.txt, plain/.gz/.zst, and .parquet; "
+        "files or globs), run the FusedPipeline and write rotated output files plus "
+        "OUTDIR/report.json. Interrupted (Ctrl-C, SIGKILL, power cut)? Run the same command "
+        "again: it continues from the last committed file.",
+    )
+    run.add_argument("inputs", nargs="+", metavar="INPUT", help="shard files or globs")
+    run.add_argument("-o", "--output", required=True, type=Path, metavar="OUTDIR")
+    run.add_argument("--text-field", default="text", help="dotted path of the text (default: text)")
+    run.add_argument(
+        "--fields", default="", help="extra fields carried to the output, comma-separated (id,url)"
+    )
+    run.add_argument("--format", default="parquet", help="parquet, ipc or jsonl (default: parquet)")
+    run.add_argument("--config", type=Path, help="pipeline config (TOML, see docs/pipeline.md)")
+    run.add_argument(
+        "--preset",
+        action="append",
+        help="quality preset(s), replacing the config's (repeat or comma-separate)",
+    )
+    run.add_argument("--no-pii", action="store_true", help="switch the PII masking stage off")
+    run.add_argument("--threads", type=int, default=0, help="0 = every core (default)")
+    run.add_argument(
+        "--max-rows-per-file", type=int, default=100_000, help="(default: %(default)s)"
+    )
+    run.add_argument(
+        "--max-bytes-per-file", type=int, default=512 * 2**20, help="(default: %(default)s)"
+    )
+    run.add_argument("--row-group-size", type=int, default=16_384, help="(default: %(default)s)")
+    run.add_argument("--batch-size", type=int, default=1024, help="(default: %(default)s)")
+    run.add_argument(
+        "--progress",
+        default="auto",
+        choices=("auto", "bar", "log", "none"),
+        help="auto: a live line on a terminal, log lines otherwise",
+    )
+    run.add_argument("--json", action="store_true", help="print the report as JSON")
+    stats = sub.add_parser("stats", help="print a finished run's report again")
+    stats.add_argument("outdir", type=Path, metavar="OUTDIR")
+    stats.add_argument("--json", action="store_true", help="print the report as JSON")
     demo = sub.add_parser(
-        "demo", help="stream a synthetic corpus, SIGKILL mid-run, resume, verify exactness"
+        "demo",
+        help="run the main job on a corpus it makes, SIGKILL it mid-run, resume, verify exactness",
     )
     demo.add_argument(
         "--workdir", type=Path, default=Path("demo-run"), help="(default: %(default)s)"
     )
-    demo.add_argument("--documents", type=int, default=200_000, help="(default: %(default)s)")
+    demo.add_argument("--documents", type=int, default=30_000, help="(default: %(default)s)")
     demo.add_argument("--batch-size", type=int, default=1_000, help="(default: %(default)s)")
     inspect = sub.add_parser("inspect", help="print a .meta checkpoint's committed state as JSON")
     inspect.add_argument("meta", type=Path)
@@ -65,7 +147,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"luminamoon-data: unknown command '{args_list[0]}'{suffix}", file=sys.stderr)
         return 2
     args = _parser().parse_args(args_list)
+    if args.command is None:
+        _parser().print_help(sys.stderr)
+        return EXIT_USAGE
     try:
+        if args.command == "run":
+            return _run(args)
+        if args.command == "stats":
+            stored, timings = load_report(args.outdir)
+            print(json.dumps(stored, indent=2) if args.json else format_report(stored, timings))
+            return EXIT_OK
         if args.command == "demo":
             report = run_demo(args.workdir, args.documents, args.batch_size)
             print(report.render())
@@ -75,9 +166,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         print(f"luminamoon-data {__version__} (backend: {BACKEND})")
         return 0
-    except LuminaMoonError as exc:
+    except RunInterruptedError as exc:
         print(f"luminamoon-data: {exc}", file=sys.stderr)
-        return 1
+        return EXIT_INTERRUPTED
+    except (LuminaMoonError, OSError) as exc:
+        print(f"luminamoon-data: {exc}", file=sys.stderr)
+        return EXIT_ERROR
 
 
 if __name__ == "__main__":

@@ -1,20 +1,16 @@
-"""The main job until the full pipeline lands: crash, resume, and prove the resume was exact.
+"""``luminamoon-data demo``: the main job on a corpus it makes, killed mid-run and resumed exactly.
 
-``run_demo`` writes a synthetic JSONL corpus with exact duplicates, then streams it in batches
-through a ``StreamDeduplicator`` attached to a ``StateTracker``, committing after every batch.
-A child process does the streaming and is SIGKILLed part-way; a second child resumes from the
-committed ``StreamCoordinate`` (a byte offset: O(1) seek, no replay) and finishes. The kept
-documents are then compared byte for byte with an uninterrupted run.
-
-The streaming loop is written with the public API only, as a user would write it.
+``run_demo`` writes a varied synthetic corpus (``corpus.py``: duplicates, near-duplicates, PII,
+junk, malformed lines; JSONL, gzip and Parquet shards), then runs ``luminamoon-data run`` on it in
+a child process and SIGKILLs the child right after its first committed output file. The same
+command is run again: it resumes from the last commit and finishes. Finally an uninterrupted run
+writes a reference directory, and the two directories are compared file by file, byte for byte
+(all but the timings file).
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-import random
 import shutil
 import signal
 import subprocess
@@ -23,190 +19,119 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ._ffi import BACKEND, impl
+from ._ffi import BACKEND
+from .corpus import write_corpus
+from .run import format_report, load_report, run
+from .run_report import STATE_DIR, TIMINGS_NAME
 
-__all__ = ["DemoReport", "make_corpus", "run_demo", "stream_corpus"]
-
-_WORDS = (
-    "data engine token shard resume exact commit batch stream clean filter dedup model train "
-    "checkpoint crash recover offset hash fast native python arrow quality corpus document"
-).split()
-
-
-def make_corpus(path: Path, documents: int, duplicate_rate: float = 0.3, seed: int = 7) -> None:
-    """Write ``documents`` JSONL records; ``duplicate_rate`` of them repeat an earlier text."""
-    rng = random.Random(seed)
-    texts: list[str] = []
-    with path.open("w", encoding="utf-8") as out:
-        for i in range(documents):
-            if texts and rng.random() < duplicate_rate:
-                text = rng.choice(texts)
-            else:
-                words = rng.choices(_WORDS, k=rng.randint(8, 60))
-                text = " ".join(words) + f" #{i}"
-                texts.append(text)
-            out.write(json.dumps({"id": i, "text": text}, ensure_ascii=False) + "\n")
-
-
-def stream_corpus(corpus: Path, meta: Path, out_dir: Path, batch_size: int, delay: float) -> None:
-    """Stream ``corpus`` from the committed position, dedup, write each batch, commit.
-
-    Each batch's kept documents are written to ``out_dir/batch_<id>.jsonl`` (atomically) before
-    the commit that records it, so after a crash the batches past the checkpoint are simply
-    produced again, identically.
-    """
-    out_dir.mkdir(parents=True, exist_ok=True)
-    with impl.StateTracker(meta) as tracker:
-        dedup = impl.StreamDeduplicator(tracker)
-        coordinate = tracker.coordinate
-        batch_id = tracker.committed_batch_id
-        with corpus.open("rb") as f:
-            f.seek(coordinate.byte_offset)  # O(1) resume: no replay of what was committed
-            offset = coordinate.byte_offset
-            rows = coordinate.global_row_idx
-            while True:
-                lines = []
-                for _ in range(batch_size):
-                    line = f.readline()
-                    if not line:
-                        break
-                    lines.append(line)
-                if not lines:
-                    break
-                offset += sum(len(line) for line in lines)
-                rows += len(lines)
-                docs = [json.loads(line)["text"] for line in lines]
-                keep = dedup.filter_batch(docs)
-                batch_id += 1
-                kept = "".join(
-                    json.dumps({"text": d}, ensure_ascii=False) + "\n"
-                    for d, k in zip(docs, keep, strict=True)
-                    if k
-                )
-                tmp = out_dir / f".batch_{batch_id:08d}.tmp"
-                tmp.write_text(kept, encoding="utf-8")
-                tmp.replace(out_dir / f"batch_{batch_id:08d}.jsonl")
-                tracker.update(
-                    batch_id, impl.StreamCoordinate(byte_offset=offset, global_row_idx=rows)
-                )
-                tracker.commit()
-                if delay:
-                    time.sleep(delay)
+__all__ = ["DemoReport", "run_demo"]
 
 
 @dataclass
 class DemoReport:
-    backend: str
+    workdir: Path
     documents: int
-    kept: int
-    dropped: int
-    batches: int
-    killed_at_batch: int
-    resumed_from_byte: int
-    resume_seconds: float
+    files: int
+    killed_after: int  # committed files on disk when the first child was killed
+    resumed_seconds: float
+    report_text: str
     identical: bool
-    digest: str
+    differing: list[str]
 
     def render(self) -> str:
-        verdict = "IDENTICAL" if self.identical else "DIFFERENT (bug!)"
+        verdict = (
+            "IDENTICAL: the killed-and-resumed output equals the uninterrupted run's, byte for byte"
+            if self.identical
+            else "DIFFERENT: " + ", ".join(self.differing)
+        )
         return "\n".join(
             [
-                "LuminaMoon demo: crash-safe streaming dedup",
-                f"  backend                 {self.backend}",
-                f"  documents read          {self.documents:,}",
-                f"  kept / dropped as dups  {self.kept:,} / {self.dropped:,}",
-                f"  batches committed       {self.batches:,}",
-                f"  killed (SIGKILL) after  batch {self.killed_at_batch:,}",
-                f"  resumed from byte       {self.resumed_from_byte:,} "
-                f"(reopen took {self.resume_seconds * 1e3:.1f} ms)",
-                f"  output vs uninterrupted {verdict} (sha256 {self.digest[:16]})",
+                f"luminamoon-data demo ({BACKEND} backend): {self.documents:,} documents in "
+                f"{self.workdir / 'corpus'}",
+                f"  run 1: SIGKILLed after {self.killed_after} committed file(s)",
+                f"  run 2: the same command resumed and finished in {self.resumed_seconds:.1f} s",
+                "",
+                self.report_text,
+                "",
+                f"  {self.files} output files in {self.workdir / 'out'}; reference run in "
+                f"{self.workdir / 'reference'}",
+                f"  {verdict}",
             ]
         )
 
 
-def _concat(out_dir: Path) -> bytes:
-    return b"".join(p.read_bytes() for p in sorted(out_dir.glob("batch_*.jsonl")))
+def _tree(directory: Path) -> dict[str, bytes]:
+    timings = Path(STATE_DIR) / TIMINGS_NAME
+    return {
+        str(p.relative_to(directory)): p.read_bytes()
+        for p in sorted(directory.rglob("*"))
+        if p.is_file() and p.relative_to(directory) != timings
+    }
 
 
-def _child(corpus: Path, meta: Path, out_dir: Path, batch_size: int, delay: float) -> list[str]:
-    return [
-        sys.executable,
-        "-c",
-        "import sys; from pathlib import Path; from luminamoon.data.demo import stream_corpus; "
-        "stream_corpus(Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]), "
-        "int(sys.argv[4]), float(sys.argv[5]))",
-        str(corpus),
-        str(meta),
-        str(out_dir),
-        str(batch_size),
-        str(delay),
-    ]
+def _say(message: str) -> None:
+    print(f"[demo] {message}", file=sys.stderr, flush=True)
 
 
-def _progress(message: str, *, stage: bool = False) -> None:
-    """A live status line on a terminal; in logs only the stage changes, one line each."""
-    if sys.stderr.isatty():
-        print(f"\r{message:<78}", end="\n" if stage else "", file=sys.stderr, flush=True)
-    elif stage:
-        print(message, file=sys.stderr, flush=True)
-
-
-def run_demo(workdir: Path, documents: int = 200_000, batch_size: int = 1_000) -> DemoReport:
-    """Run the whole demonstration in ``workdir`` (recreated) and return its report."""
+def run_demo(workdir: Path, documents: int = 30_000, batch_size: int = 1_000) -> DemoReport:
+    """Make a corpus, run the job, SIGKILL it after its first file, resume, compare."""
+    workdir = Path(workdir)
     if workdir.exists():
         shutil.rmtree(workdir)
-    workdir.mkdir(parents=True)
-    corpus = workdir / "corpus.jsonl"
-    _progress(f"writing corpus: {documents:,} documents", stage=True)
-    make_corpus(corpus, documents)
-    total_batches = (documents + batch_size - 1) // batch_size
+    _say(f"writing a {documents:,}-document corpus")
+    inputs = write_corpus(workdir / "corpus", documents)
+    out = workdir / "out"
+    options = ["--fields", "id,url", "--batch-size", str(batch_size)]
+    options += ["--max-rows-per-file", str(max(1, documents // 8))]
+    argv = [sys.executable, "-m", "luminamoon.data.cli", "run", *inputs, "-o", str(out), *options]
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(Path(__file__).resolve().parents[2]), env.get("PYTHONPATH", "")) if p
+    )
 
-    # Run 1: stream with a small delay per batch so the kill lands mid-run.
-    meta = workdir / "state" / "train.meta"
-    meta.parent.mkdir()
-    out_dir = workdir / "out"
-    child = subprocess.Popen(_child(corpus, meta, out_dir, batch_size, 0.01))
-    kill_after = max(1, total_batches // 3)
-    while child.poll() is None:
-        done = len(list(out_dir.glob("batch_*.jsonl"))) if out_dir.exists() else 0
-        _progress(f"streaming (run 1): batch {done:,}/{total_batches:,}")
-        if done >= kill_after:
-            os.kill(child.pid, signal.SIGKILL)
-            _progress(f"streaming (run 1): SIGKILL after batch {done:,}", stage=True)
+    _say("run 1: luminamoon-data run ... (to be SIGKILLed after its first committed file)")
+    child = subprocess.Popen(
+        [*argv, "--progress", "log"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env
+    )
+    assert child.stderr is not None
+    for line in child.stderr:
+        if b"committed " in line:
+            child.send_signal(signal.SIGKILL)
             break
-        time.sleep(0.01)
     child.wait()
+    child.stderr.close()
+    killed_after = sum(1 for p in out.glob("*.parquet")) if out.exists() else 0
+    _say(f"run 1 killed (exit {child.returncode}); {killed_after} file(s) on disk")
 
-    # Resume: open the checkpoint (measured), then finish in a fresh process.
-    start = time.perf_counter()
-    with impl.StateTracker(meta, read_only=True) as reader:
-        killed_at = reader.committed_batch_id
-        resumed_from = reader.coordinate.byte_offset
-    resume_seconds = time.perf_counter() - start
-    _progress(f"resuming from batch {killed_at:,} (byte {resumed_from:,})", stage=True)
-    subprocess.run(_child(corpus, meta, out_dir, batch_size, 0.0), check=True)
+    _say("run 2: the same command again")
+    started = time.monotonic()
+    done = subprocess.run(
+        [*argv, "--progress", "none"], env=env, capture_output=True, text=True, check=False
+    )
+    resumed = time.monotonic() - started
+    if done.returncode != 0:
+        raise RuntimeError(f"the resumed run failed ({done.returncode}):\n{done.stderr}")
 
-    # Reference: one uninterrupted run, in-process.
-    _progress("reference run (uninterrupted)", stage=True)
-    ref_meta = workdir / "reference" / "train.meta"
-    ref_meta.parent.mkdir()
-    ref_out = workdir / "reference" / "out"
-    stream_corpus(corpus, ref_meta, ref_out, batch_size, 0.0)
-
-    resumed = _concat(out_dir)
-    reference = _concat(ref_out)
-    with impl.StateTracker(meta, read_only=True) as final:
-        batches = final.committed_batch_id
-        kept = final.dedup_count
+    _say("reference: an uninterrupted run")
+    reference = workdir / "reference"
+    run(
+        inputs,
+        reference,
+        fields=["id", "url"],
+        batch_size=batch_size,
+        max_rows_per_file=max(1, documents // 8),
+        progress="none",
+    )
+    ours, theirs = _tree(out), _tree(reference)
+    differing = sorted(k for k in set(ours) | set(theirs) if ours.get(k) != theirs.get(k))
+    report, timings = load_report(out)
     return DemoReport(
-        backend=BACKEND,
+        workdir=workdir,
         documents=documents,
-        kept=kept,
-        dropped=documents - kept,
-        batches=batches,
-        killed_at_batch=killed_at,
-        resumed_from_byte=resumed_from,
-        resume_seconds=resume_seconds,
-        identical=resumed == reference,
-        digest=hashlib.sha256(resumed).hexdigest(),
+        files=len(report["output"]["files"]),
+        killed_after=killed_after,
+        resumed_seconds=resumed,
+        report_text=format_report(report, timings),
+        identical=not differing,
+        differing=differing,
     )

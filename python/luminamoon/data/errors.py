@@ -12,6 +12,8 @@ __all__ = [
     "CorruptCheckpointError",
     "LuminaMoonError",
     "MalformedInputError",
+    "RunError",
+    "RunInterruptedError",
 ]
 
 
@@ -42,3 +44,13 @@ class MalformedInputError(LuminaMoonError, ValueError):
     offset, and the field path when one is involved. Outside strict mode such records are
     counted and reported instead.
     """
+
+
+class RunError(LuminaMoonError):
+    """``luminamoon-data run`` cannot start or go on: bad input, an unusable output directory,
+    a stored run with another configuration. The message says what, where and what to do."""
+
+
+class RunInterruptedError(LuminaMoonError):
+    """Ctrl-C or SIGTERM stopped ``luminamoon-data run`` at its last commit; the same command
+    resumes it."""

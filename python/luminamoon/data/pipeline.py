@@ -10,12 +10,20 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
+
+import tomli_w
 
 from ._ffi import impl
 from .errors import ConfigError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
 
 __all__ = ["STAGES", "FusedPipeline", "PipelineRejection", "PipelineResult"]
 
@@ -32,7 +40,7 @@ _QUALITY_PRESETS_KEY = "presets"
 
 
 def _suggest(name: str, known: Sequence[str]) -> str:
-    best = impl.did_you_mean(name, list(known))
+    best = impl.did_you_mean(name, list(known))  # both backends rank names identically
     return f"; did you mean {best!r}?" if best else f" (known: {', '.join(known)})"
 
 
@@ -67,7 +75,9 @@ def _check_threads(threads: object) -> int:
     if isinstance(threads, bool) or not isinstance(threads, int):
         raise TypeError(f"FusedPipeline: threads must be an int, got {type(threads).__name__}")
     if threads < 0 or threads > 4096:
-        raise ValueError(f"FusedPipeline: threads must be in [0, 4096] (0 = every core), got {threads}")
+        raise ValueError(
+            f"FusedPipeline: threads must be in [0, 4096] (0 = every core), got {threads}"
+        )
     return threads
 
 
@@ -79,6 +89,10 @@ class FusedPipeline:
     of them). With a ``tracker`` the deduplicators attach to it, so their state commits with the
     checkpoint. Results never depend on ``threads``.
     """
+
+    # The backend module whose components and engine this class builds (the live one; the parity
+    # tests subclass it with the other).
+    _backend: ClassVar[Any] = impl
 
     def __init__(
         self,
@@ -109,26 +123,29 @@ class FusedPipeline:
         }
         specs = {stage: _stage_options(stage, given[stage], "FusedPipeline: ") for stage in STAGES}
         t = self._threads
-        self._cleaner = None if specs["cleaner"] is None else impl.TextCleaner(threads=t, **specs["cleaner"])
+        b = self._backend
+        self._cleaner = (
+            None if specs["cleaner"] is None else b.TextCleaner(threads=t, **specs["cleaner"])
+        )
         self._quality = None
         if specs["quality"] is not None:
             q = dict(specs["quality"])
             presets = q.pop(_QUALITY_PRESETS_KEY, ("default",))
             if isinstance(presets, str):
                 presets = (presets,)
-            self._quality = impl.QualityFilter(tuple(presets), threads=t, **q)
+            self._quality = b.QualityFilter(tuple(presets), threads=t, **q)
         self._exact = (
             None
             if specs["exact_dedup"] is None
-            else impl.StreamDeduplicator(tracker, threads=t, **specs["exact_dedup"])
+            else b.StreamDeduplicator(tracker, threads=t, **specs["exact_dedup"])
         )
         self._near = (
             None
             if specs["near_dedup"] is None
-            else impl.MinHashDeduplicator(tracker, threads=t, **specs["near_dedup"])
+            else b.MinHashDeduplicator(tracker, threads=t, **specs["near_dedup"])
         )
-        self._pii = None if specs["pii"] is None else impl.PIIMasker(threads=t, **specs["pii"])
-        self._engine = impl.PipelineEngine(
+        self._pii = None if specs["pii"] is None else b.PIIMasker(threads=t, **specs["pii"])
+        self._engine = b.PipelineEngine(
             self._cleaner, self._quality, self._exact, self._near, self._pii, t
         )
 
@@ -143,11 +160,13 @@ class FusedPipeline:
     ) -> PipelineResult:
         """Runs every enabled stage over ``batch`` (a reader ``DocumentBatch``, a StringTensor,
         an Arrow string array or stream, or a sequence of str/bytes)."""
-        return self._engine.process(batch, fields, coordinates)
+        result: PipelineResult = self._engine.process(batch, fields, coordinates)
+        return result
 
     def stats(self) -> dict[str, dict[str, int]]:
         """Counters of every batch processed so far, per stage (docs/pipeline.md)."""
-        return self._engine.stats()
+        stats: dict[str, dict[str, int]] = self._engine.stats()
+        return stats
 
     def commit(self) -> None:
         """Attached: the tracker's commit (position and both dedup states). Detached: staged ->
@@ -174,7 +193,7 @@ class FusedPipeline:
     def stages(self) -> tuple[str, ...]:
         """The enabled stages, in the order they run."""
         present = (self._cleaner, self._quality, self._exact, self._near, self._pii)
-        return tuple(s for s, c in zip(STAGES, present) if c is not None)
+        return tuple(s for s, c in zip(STAGES, present, strict=True) if c is not None)
 
     @property
     def threads(self) -> int:
@@ -258,8 +277,6 @@ class FusedPipeline:
 
     def to_toml(self) -> str:
         """``to_config()`` as a TOML document (a switched-off threshold is written ``"off"``)."""
-        import tomli_w
-
         return tomli_w.dumps(_to_toml_values(self.to_config()))
 
     def save_config(self, path: str | os.PathLike[str]) -> None:
@@ -316,10 +333,6 @@ class FusedPipeline:
 
 def load_config_file(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Reads a TOML pipeline config; a syntax error names the file and the line."""
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib
     p = Path(path)
     try:
         text = p.read_bytes().decode("utf-8")
@@ -328,7 +341,8 @@ def load_config_file(path: str | os.PathLike[str]) -> dict[str, Any]:
     except UnicodeDecodeError as exc:
         raise ConfigError(f"pipeline config {p}: not UTF-8 ({exc})") from None
     try:
-        return tomllib.loads(text)
+        data: dict[str, Any] = tomllib.loads(text)
+        return data
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"pipeline config {p}: {exc}") from None
 
@@ -348,9 +362,9 @@ def _from_toml_values(stage: str, table: dict[str, Any]) -> dict[str, Any]:
         return table
     out: dict[str, Any] = {}
     for key, value in table.items():
-        if value == _OFF and key != _QUALITY_PRESETS_KEY:
-            out[key] = None
-        elif isinstance(value, float) and math.isnan(value):
+        if (value == _OFF and key != _QUALITY_PRESETS_KEY) or (
+            isinstance(value, float) and math.isnan(value)
+        ):
             out[key] = None
         else:
             out[key] = value

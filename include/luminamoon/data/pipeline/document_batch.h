@@ -46,8 +46,8 @@ struct DataValue {
   std::int64_t int64 = 0;
   std::uint64_t uint64 = 0;
   double number = 0;
-  std::string_view string;                                                     // kString, kBytes
-  std::shared_ptr<const std::vector<DataValue>> items;                         // kList
+  std::string_view string;                                                        // kString, kBytes
+  std::shared_ptr<const std::vector<DataValue>> items;                            // kList
   std::shared_ptr<const std::vector<std::pair<std::string, DataValue>>> members;  // kStruct
 };
 
@@ -82,12 +82,12 @@ using StageCounters = std::vector<std::pair<std::string_view, std::uint64_t>>;
 
 struct DocumentBatch {
   std::vector<std::string_view> texts;
-  std::vector<std::uint8_t> valid_utf8;          // see the contract notes
-  std::vector<std::vector<DataValue>> fields;    // fields[f][document]
-  std::vector<StreamCoordinate> coordinates;     // after each document (reader input)
-  StreamCoordinate end;                          // after the last record scanned for this batch
+  std::vector<std::uint8_t> valid_utf8;        // see the contract notes
+  std::vector<std::vector<DataValue>> fields;  // fields[f][document]
+  std::vector<StreamCoordinate> coordinates;   // after each document (reader input)
+  StreamCoordinate end;                        // after the last record scanned for this batch
   std::vector<std::shared_ptr<const void>> storage;
-  std::vector<DocumentRejection> rejections;     // see the contract notes
+  std::vector<DocumentRejection> rejections;  // see the contract notes
 
   std::size_t size() const noexcept { return texts.size(); }
   void clear();

@@ -6,15 +6,18 @@ byte-identical texts. docs/pipeline.md is the contract.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from ._arrow import is_arrow_object, iter_arrow_values
+from ..errors import ConfigError
+from ._arrow import _import_pyarrow, is_arrow_object, iter_arrow_values
 from .coordinate import StreamCoordinate
 from .readers import DocumentBatch
 from .string_tensor import StringTensor
+from .suggest import did_you_mean
 
 __all__ = ["PipelineEngine", "PipelineRejection", "PipelineResult"]
 
@@ -80,12 +83,14 @@ class PipelineResult:
         "_dropped_by",
         "_end",
         "_fields",
+        "_reader_fields",
         "_reasons",
         "_texts",
     )
 
     def __init__(
         self,
+        *,
         texts: StringTensor,
         dropped_by: np.ndarray[Any, Any],
         reasons: list[PipelineRejection | None],
@@ -93,7 +98,9 @@ class PipelineResult:
         coordinates: list[StreamCoordinate] | None,
         end: StreamCoordinate | None,
         counters: dict[str, dict[str, int]],
+        reader_fields: frozenset[str] = frozenset(),
     ) -> None:
+        self._reader_fields = reader_fields
         self._texts = texts
         self._dropped_by = dropped_by
         self._reasons = reasons
@@ -108,7 +115,8 @@ class PipelineResult:
 
     @property
     def keep(self) -> np.ndarray[Any, Any]:
-        return self._dropped_by == 0
+        keep: np.ndarray[Any, Any] = self._dropped_by == 0
+        return keep
 
     @property
     def indices(self) -> np.ndarray[Any, Any]:
@@ -149,6 +157,93 @@ class PipelineResult:
     def __repr__(self) -> str:
         return f"PipelineResult(kept={len(self)}, total={self.total})"
 
+    def export_arrow(self, text_column: str = "text", text_type: str = "string") -> Any:
+        """The kept documents as one Arrow record batch (text column, then the fields), an
+        'arrow_array_stream' PyCapsule; field types follow docs/pipeline.md."""
+        pa = _import_pyarrow()
+        types = {"string": pa.string(), "large_string": pa.large_string()}
+        if hasattr(pa, "string_view"):
+            types["string_view"] = pa.string_view()
+        if text_type not in types:
+            best = did_you_mean(text_type, ["string", "large_string", "string_view"])
+            hint = (
+                f"; did you mean '{best}'?"
+                if best
+                else "; valid: string, large_string, string_view"
+            )
+            raise ConfigError(f"PipelineResult.export_arrow: unknown text_type '{text_type}'{hint}")
+        names = [text_column]
+        arrays = [pa.array(list(self._texts), type=types[text_type])]
+        for name, values in self._fields.items():
+            names.append(name)
+            if name in self._reader_fields:
+                arrays.append(_typed_field_array(pa, values))
+            else:
+                arrays.append(pa.array(values))
+        table = pa.Table.from_arrays(arrays, names=names)
+        return table.__arrow_c_stream__()
+
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> Any:
+        """Arrow PyCapsule stream interface: export_arrow() with its defaults."""
+        return self.export_arrow()
+
+
+def _field_type(values: Sequence[object]) -> str:
+    """The Arrow type of a reader field column (arrow_columns.h has the same rules)."""
+    kinds = set()
+    any_negative = any_big = False
+    for v in values:
+        if v is None:
+            continue
+        if isinstance(v, bool):
+            kinds.add("bool")
+        elif isinstance(v, int):
+            kinds.add("int")
+            any_negative = any_negative or v < 0
+            any_big = any_big or v > 2**63 - 1
+        elif isinstance(v, float):
+            kinds.add("double")
+        elif isinstance(v, str):
+            kinds.add("string")
+        else:
+            kinds.add("other")
+    groups = {"int": "number", "double": "number"}
+    families = {groups.get(k, k) for k in kinds}
+    if not families:
+        return "null"
+    if len(families) > 1 or "other" in families:
+        return "string"
+    (family,) = families
+    if family in ("bool", "string"):
+        return family
+    if "double" in kinds:
+        return "double"
+    if any_big:
+        return "double" if any_negative else "uint64"
+    return "int64"
+
+
+def _field_text(value: object) -> str:
+    """A value of a mixed column as its string: str as it is, anything else as JSON."""
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _typed_field_array(pa: Any, values: Sequence[object]) -> Any:
+    kind = _field_type(values)
+    if kind == "null":
+        return pa.nulls(len(values))
+    if kind == "string":
+        return pa.array([None if v is None else _field_text(v) for v in values], type=pa.string())
+    arrow_type = {
+        "bool": pa.bool_(),
+        "int64": pa.int64(),
+        "uint64": pa.uint64(),
+        "double": pa.float64(),
+    }[kind]
+    if kind == "double":
+        values = [None if v is None else float(v) for v in values]  # type: ignore[arg-type]
+    return pa.array(values, type=arrow_type)
+
 
 def _as_text(value: object, index: int) -> str:
     """A document as str, decoded like the native engine (CPython's "replace" rule; a str with
@@ -183,7 +278,7 @@ def _input_documents(batch: object) -> list[object]:
 class PipelineEngine:
     """Runs a batch through the enabled components, in STAGES order (see docs/pipeline.md)."""
 
-    def __init__(
+    def __init__(  # noqa: PLR0917 - the native engine's positional signature
         self,
         cleaner: Any,
         quality: Any,
@@ -211,10 +306,12 @@ class PipelineEngine:
     ) -> PipelineResult:
         end: StreamCoordinate | None = None
         in_fields: dict[str, list[object]] = {}
+        reader_fields: frozenset[str] = frozenset()
         in_coords: list[StreamCoordinate] | None = None
         if isinstance(batch, DocumentBatch):
             raw: list[object] = list(batch.texts)
             in_fields = {k: list(v) for k, v in batch.fields.items()}
+            reader_fields = frozenset(in_fields)
             in_coords = list(batch.coordinates)
             end = batch.end
         else:
@@ -267,7 +364,7 @@ class PipelineEngine:
             texts = []
             kept = []
             dropped_empty = 0
-            for i, t in zip(alive, cleaned):
+            for i, t in zip(alive, cleaned, strict=True):
                 if t:
                     texts.append(t)
                     kept.append(i)
@@ -336,18 +433,19 @@ class PipelineEngine:
             "documents": len(texts),
             "bytes": sum(len(t.encode("utf-8")) for t in texts),
         }
-        for stage_name, values in counters.items():
+        for stage_name, stage_counters in counters.items():
             total = self._stats.setdefault(stage_name, {})
-            for key, value in values.items():
+            for key, value in stage_counters.items():
                 total[key] = total.get(key, 0) + value
 
         dropped_by.flags.writeable = False  # like the native result's view of its own array
         return PipelineResult(
-            StringTensor(texts),
-            dropped_by,
-            reasons,
-            {name: [values[i] for i in alive] for name, values in in_fields.items()},
-            None if in_coords is None else [in_coords[i] for i in alive],
-            end,
-            counters,
+            texts=StringTensor(texts),
+            dropped_by=dropped_by,
+            reasons=reasons,
+            fields={name: [values[i] for i in alive] for name, values in in_fields.items()},
+            coordinates=None if in_coords is None else [in_coords[i] for i in alive],
+            end=end,
+            counters=counters,
+            reader_fields=reader_fields,
         )
