@@ -7,8 +7,10 @@ Rows, each on every corpus:
 * ``quality+pii``: datatrove ``JsonlReader -> GopherQualityFilter -> C4QualityFilter ->
   FineWebQualityFilter -> PIIFormatter -> JsonlWriter`` (one task, one worker, in this process)
   vs ours ``ShardReader -> FusedPipeline(quality=gopher_quality+c4_lines+fineweb, pii) -> JSONL``
-  with ``threads=1`` and ``threads=2``. ``c4_lines`` is the like-for-like preset: datatrove's
-  C4 filter removes lines before the next filter sees the text. PII on both sides is e-mail and
+  with ``threads=1`` and ``threads=2``, and the same through ``luminamoon-data run --format
+  jsonl`` (the CLI's main job, called in this process, fresh OUTDIR each run). ``c4_lines`` is
+  the like-for-like preset: datatrove's C4 filter removes lines before the next filter sees the
+  text. PII on both sides is e-mail and
   public IP only (datatrove's PIIFormatter has no API-key or card rules), both with the tags
   ``<EMAIL>`` / ``<IP_ADDRESS>``, so outputs can be compared byte for byte.
 * ``quality+pii+dedup``: the same plus exact and near dedup. datatrove: its multi-stage recipe
@@ -39,6 +41,7 @@ Needs ``pip install -r requirements-bench.txt``. Run: ``python bench/bench_pipel
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import json
 import os
@@ -321,6 +324,26 @@ def ours_to_jsonl(paths: list[str], out: Path, threads: int, stages: dict[str, A
     return out
 
 
+def cli_config(stages: dict[str, Any], threads: int) -> str:
+    """``stages`` as a ``luminamoon-data run --config`` TOML file."""
+    pipeline = lmd.FusedPipeline(threads=threads, **stages)
+    return str(pipeline.to_toml())
+
+
+def ours_cli(paths: list[str], out: Path, threads: int, config: Path) -> Path:
+    """``luminamoon-data run ... --format jsonl`` in this process (a fresh OUTDIR: no resume)."""
+    from luminamoon.data.cli import main as cli_main
+
+    shutil.rmtree(out, ignore_errors=True)
+    argv = [*paths, "-o", str(out), "--format", "jsonl", "--config", str(config)]
+    argv += ["--threads", str(threads), "--fields", "id", "--progress", "none"]
+    with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
+        code = cli_main(["run", *argv])
+    if code != 0:
+        raise RuntimeError(f"luminamoon-data run exited with {code}")
+    return out
+
+
 def stages_quality_pii() -> dict[str, Any]:
     return {
         "cleaner": False,
@@ -570,6 +593,12 @@ def bench_row(
             jobs["datatrove"] = dt_job
         for t in args.threads:
             jobs[f"ours_t{t}"] = lambda t=t: ours_to_jsonl(paths, work / f"ours-t{t}", t, stages)
+        if args.cli:
+            work.mkdir(parents=True, exist_ok=True)
+            for t in args.threads:
+                config = work / f"pipeline-t{t}.toml"
+                config.write_text(cli_config(stages, t))
+                jobs[f"cli_t{t}"] = lambda t=t, c=config: ours_cli(paths, work / f"cli-t{t}", t, c)
     else:
         jobs["glue_t1"] = lambda: glue(paths)
         jobs["fused_t1"] = lambda: fused(paths, 1)
@@ -611,6 +640,10 @@ def bench_row(
         for t in args.threads[1:]:
             if read_output(results[f"ours_t{t}"]) != ours:
                 entry[f"ours_t{t}_differs_from_t{args.threads[0]}"] = True
+        for t in args.threads if args.cli else ():
+            entry[f"cli_t{t}_same_output_as_ours_t{args.threads[0]}"] = (
+                read_output(results[f"cli_t{t}"]) == ours
+            )
         entry["ours_kept"] = len(ours)
         if "datatrove" in results:
             theirs = read_output(results["datatrove"])
@@ -618,11 +651,10 @@ def bench_row(
             entry["agreement"] = agreement(theirs, ours, ids)
             dt_s = figures["datatrove"]["median_s"]
             dt_cpu = figures["datatrove"]["median_cpu_s"]
-            for t in args.threads:
-                entry[f"ours_t{t}_over_datatrove"] = dt_s / figures[f"ours_t{t}"]["median_s"]
-                entry[f"ours_t{t}_over_datatrove_cpu"] = (
-                    dt_cpu / figures[f"ours_t{t}"]["median_cpu_s"]
-                )
+            for label in figures:
+                if label.startswith(("ours_t", "cli_t")):
+                    entry[f"{label}_over_datatrove"] = dt_s / figures[label]["median_s"]
+                    entry[f"{label}_over_datatrove_cpu"] = dt_cpu / figures[label]["median_cpu_s"]
         if 1 in args.threads and 2 in args.threads:
             entry["t2_over_t1"] = figures["ours_t1"]["median_s"] / figures["ours_t2"]["median_s"]
     log(json.dumps({k: v for k, v in entry.items() if k != "figures"}))
@@ -635,7 +667,7 @@ def print_tables(entries: list[dict[str, Any]]) -> None:
     for e in entries:
         for label, f in e["figures"].items():
             ratio = ""
-            if label.startswith("ours_t") and f"{label}_over_datatrove" in e:
+            if label.startswith(("ours_t", "cli_t")) and f"{label}_over_datatrove" in e:
                 ratio = (
                     f"{e[f'{label}_over_datatrove']:.1f}x datatrove "
                     f"(CPU time: {e[f'{label}_over_datatrove_cpu']:.1f}x)"
@@ -674,6 +706,9 @@ def main() -> None:
     parser.add_argument("--demo-docs", type=int, default=4000)
     parser.add_argument("--real-mb", type=float, default=8.0)
     parser.add_argument("--skip-datatrove", action="store_true")
+    parser.add_argument(
+        "--no-cli", dest="cli", action="store_false", help="skip the `luminamoon-data run` jobs"
+    )
     parser.add_argument("--quick", action="store_true", help="200 demo documents, 1 round")
     parser.add_argument("--json", type=Path)
     parser.add_argument(
