@@ -299,10 +299,12 @@ struct QualityFilter::Impl {
   }
 
   // The first failing rule, or nullopt; with c4_lines, `kept_text` receives the final text.
+  // `known_valid` skips the UTF-8 check (the pipeline's cleaner already guaranteed it).
   std::optional<QualityRejection> evaluate(std::string_view raw, Scratch& s,
-                                           std::optional<std::string>* kept_text) const {
+                                           std::optional<std::string>* kept_text,
+                                           bool known_valid = false) const {
     std::string_view text = raw;
-    if (!is_valid_utf8(raw)) {
+    if (!known_valid && !is_valid_utf8(raw)) {
       s.repaired = repair_utf8(raw);
       text = s.repaired;
     }
@@ -352,7 +354,13 @@ struct QualityFilter::Impl {
       if (!rejection) rejection = check_up_to(rules, next, s.metrics, kMetricCount);
       if (rejection) return rejection;
     }
-    if (kept_text != nullptr) *kept_text = std::string(s.doc.text());
+    if (kept_text != nullptr) {
+      // The line-removed text moves out (one copy per document, made by the join); a text that
+      // no preset rewrote is copied once.
+      const bool rewritten = !s.rewritten.empty() && s.doc.text().data() == s.rewritten.data();
+      *kept_text = rewritten ? std::move(s.rewritten) : std::string(s.doc.text());
+      s.rewritten.clear();
+    }
     return std::nullopt;
   }
 };
@@ -478,7 +486,16 @@ std::string QualityFilter::clean_lines(std::string_view document) const {
 }
 
 QualityBatchResult QualityFilter::filter_batch(std::span<const std::string_view> documents) const {
+  return filter_batch(documents, {});
+}
+
+QualityBatchResult QualityFilter::filter_batch(std::span<const std::string_view> documents,
+                                               std::span<const std::uint8_t> known_valid) const {
   const Impl& m = *impl_;
+  if (!known_valid.empty() && known_valid.size() != documents.size()) {
+    throw InvalidArgument("QualityFilter::filter_batch: " + std::to_string(known_valid.size()) +
+                          " validity flags for " + std::to_string(documents.size()) + " documents");
+  }
   const std::size_t n = documents.size();
   QualityBatchResult result;
   result.keep.assign(n, 0);
@@ -493,7 +510,8 @@ QualityBatchResult QualityFilter::filter_batch(std::span<const std::string_view>
   pool.run(n, workers, kBatchUnit, [&](std::size_t begin, std::size_t end, unsigned worker) {
     for (std::size_t i = begin; i < end; ++i) {
       std::optional<std::string>* text = result.has_texts ? &result.texts[i] : nullptr;
-      result.reasons[i] = m.evaluate(documents[i], scratch[worker], text);
+      const bool valid = !known_valid.empty() && known_valid[i] != 0;
+      result.reasons[i] = m.evaluate(documents[i], scratch[worker], text, valid);
       result.keep[i] = result.reasons[i].has_value() ? 0 : 1;
     }
   });

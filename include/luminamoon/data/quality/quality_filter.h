@@ -81,6 +81,10 @@ class QualityFilter {
   // The text after C4 line removal with this filter's c4 settings, whatever the decision.
   std::string clean_lines(std::string_view document) const;
   QualityBatchResult filter_batch(std::span<const std::string_view> documents) const;
+  // The same; documents whose flag in `known_valid_utf8` (empty, or one per document) is set
+  // are not checked for UTF-8 validity again (the caller guarantees it, e.g. the cleaner ran).
+  QualityBatchResult filter_batch(std::span<const std::string_view> documents,
+                                  std::span<const std::uint8_t> known_valid_utf8) const;
   // The pipeline stage: drops every kept document that fails a rule (the rule, value and
   // threshold recorded), replaces kept texts by their line-removed text with c4_lines, and
   // appends filter_batch's counters to `counters`.
