@@ -8,14 +8,8 @@ void MinHashDeduplicator::apply(DocumentBatch& batch, StageCounters& counters) {
   const std::vector<std::size_t> kept = batch.kept_indices();
   std::vector<std::uint8_t> keep(kept.size(), 0);
   filter_batch(batch.texts_at(kept), keep);
-  std::uint64_t duplicates = 0;
-  for (std::size_t k = 0; k < kept.size(); ++k) {
-    if (keep[k] == 0) {
-      batch.reject(kept[k], PipelineStage::kNearDedup, "near_duplicate", std::nan(""),
-                   options_.threshold);
-      ++duplicates;
-    }
-  }
+  const std::uint64_t duplicates = batch.reject_unkept(kept, keep, PipelineStage::kNearDedup,
+                                                       "near_duplicate", options_.threshold);
   counters.emplace_back("total", kept.size());
   counters.emplace_back("duplicates", duplicates);
 }

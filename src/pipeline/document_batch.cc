@@ -58,6 +58,19 @@ void DocumentBatch::reject(std::size_t i, PipelineStage stage, std::string_view 
   r = DocumentRejection{stage, rule, value, threshold};
 }
 
+std::uint64_t DocumentBatch::reject_unkept(const std::vector<std::size_t>& indices,
+                                           const std::vector<std::uint8_t>& keep,
+                                           PipelineStage stage, std::string_view rule,
+                                           double threshold) {
+  std::uint64_t rejected = 0;
+  for (std::size_t k = 0; k < indices.size(); ++k) {
+    if (keep[k] != 0) continue;
+    reject(indices[k], stage, rule, std::nan(""), threshold);
+    ++rejected;
+  }
+  return rejected;
+}
+
 void DocumentBatch::replace_texts(const std::vector<std::size_t>& indices,
                                   std::vector<std::string>&& replacement, bool valid) {
   auto owned = std::make_shared<std::vector<std::string>>(std::move(replacement));

@@ -103,6 +103,11 @@ struct DocumentBatch {
   // Records the first rejection of document i (a document already dropped stays as it was).
   void reject(std::size_t i, PipelineStage stage, std::string_view rule,
               double value = std::nan(""), double threshold = std::nan(""));
+  // Rejects indices[k] for every k with keep[k] == 0 (a filter's answer over texts_at(indices));
+  // returns how many it rejected.
+  std::uint64_t reject_unkept(const std::vector<std::size_t>& indices,
+                              const std::vector<std::uint8_t>& keep, PipelineStage stage,
+                              std::string_view rule, double threshold = std::nan(""));
   bool known_valid_utf8(std::size_t i) const noexcept {
     return !valid_utf8.empty() && valid_utf8[i] != 0;
   }
