@@ -82,39 +82,32 @@ struct Decoded {
 // ill-formed sequence consumes its maximal subpart: the longest prefix that could still begin a
 // valid character, at least one byte. That is Unicode's "best practice" for U+FFFD substitution,
 // which CPython follows (one U+FFFD per maximal subpart).
+// Unrolled by length: this is the per-character step of the cleaner and the shingler.
 inline Decoded decode_multibyte(const std::uint8_t* p, std::size_t left) noexcept {
   const std::uint8_t b0 = p[0];
-  std::uint32_t need = 0;
-  std::uint32_t cp = 0;
-  std::uint8_t lo = 0x80;
-  std::uint8_t hi = 0xBF;
-  if (b0 < 0xC2) {
-    return {0, 1, Utf8Error::kInvalidStart};  // continuation byte, or overlong lead C0/C1
-  } else if (b0 < 0xE0) {
-    need = 2;
-    cp = b0 & 0x1Fu;
-  } else if (b0 < 0xF0) {
-    need = 3;
-    cp = b0 & 0x0Fu;
-    if (b0 == 0xE0) lo = 0xA0;  // overlong
-    if (b0 == 0xED) hi = 0x9F;  // surrogates
-  } else if (b0 < 0xF5) {
-    need = 4;
-    cp = b0 & 0x07u;
-    if (b0 == 0xF0) lo = 0x90;  // overlong
-    if (b0 == 0xF4) hi = 0x8F;  // above U+10FFFF
-  } else {
-    return {0, 1, Utf8Error::kInvalidStart};
+  // Continuation bytes and the overlong leads C0/C1; F5..FF would be above U+10FFFF.
+  if (b0 < 0xC2 || b0 > 0xF4) return {0, 1, Utf8Error::kInvalidStart};
+  if (left < 2) return {0, 1, Utf8Error::kTruncated};
+  const std::uint8_t b1 = p[1];
+  if (b0 < 0xE0) {
+    if (!is_continuation(b1)) return {0, 1, Utf8Error::kInvalidContinuation};
+    return {((b0 & 0x1Fu) << 6) | (b1 & 0x3Fu), 2, Utf8Error::kNone};
   }
-  for (std::uint32_t k = 1; k < need; ++k) {
-    if (k >= left) return {0, k, Utf8Error::kTruncated};
-    const std::uint8_t b = p[k];
-    if (b < lo || b > hi) return {0, k, Utf8Error::kInvalidContinuation};
-    lo = 0x80;
-    hi = 0xBF;
-    cp = (cp << 6) | (b & 0x3Fu);
+  // The second byte's range excludes overlongs (E0, F0), surrogates (ED) and > U+10FFFF (F4).
+  const std::uint8_t lo = b0 == 0xE0 ? 0xA0 : b0 == 0xF0 ? 0x90 : 0x80;
+  const std::uint8_t hi = b0 == 0xED ? 0x9F : b0 == 0xF4 ? 0x8F : 0xBF;
+  if (b1 < lo || b1 > hi) return {0, 1, Utf8Error::kInvalidContinuation};
+  if (left < 3) return {0, 2, Utf8Error::kTruncated};
+  const std::uint8_t b2 = p[2];
+  if (!is_continuation(b2)) return {0, 2, Utf8Error::kInvalidContinuation};
+  if (b0 < 0xF0) {
+    return {((b0 & 0x0Fu) << 12) | ((b1 & 0x3Fu) << 6) | (b2 & 0x3Fu), 3, Utf8Error::kNone};
   }
-  return {cp, need, Utf8Error::kNone};
+  if (left < 4) return {0, 3, Utf8Error::kTruncated};
+  const std::uint8_t b3 = p[3];
+  if (!is_continuation(b3)) return {0, 3, Utf8Error::kInvalidContinuation};
+  return {((b0 & 0x07u) << 18) | ((b1 & 0x3Fu) << 12) | ((b2 & 0x3Fu) << 6) | (b3 & 0x3Fu), 4,
+          Utf8Error::kNone};
 }
 
 // One character or maximal invalid subpart at p[0], any byte, left >= 1.

@@ -75,6 +75,62 @@ TEST(Utf8, DecodeReportsCPythonReasons) {
   EXPECT_EQ(reason("\xE2\x82\xAC"), Utf8Error::kNone);
 }
 
+// Table 3-7 read literally, a loop over the expected length: the oracle of the unrolled decoder.
+Decoded decode_oracle(const std::uint8_t* p, std::size_t left) {
+  const std::uint8_t b0 = p[0];
+  if (b0 < 0x80) return {b0, 1, Utf8Error::kNone};
+  std::uint32_t need = 0;
+  std::uint32_t cp = 0;
+  std::uint8_t lo = 0x80;
+  std::uint8_t hi = 0xBF;
+  if (b0 >= 0xC2 && b0 <= 0xDF) {
+    need = 2;
+    cp = b0 & 0x1Fu;
+  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+    need = 3;
+    cp = b0 & 0x0Fu;
+    if (b0 == 0xE0) lo = 0xA0;
+    if (b0 == 0xED) hi = 0x9F;
+  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+    need = 4;
+    cp = b0 & 0x07u;
+    if (b0 == 0xF0) lo = 0x90;
+    if (b0 == 0xF4) hi = 0x8F;
+  } else {
+    return {0, 1, Utf8Error::kInvalidStart};
+  }
+  for (std::uint32_t k = 1; k < need; ++k) {
+    if (k >= left) return {0, k, Utf8Error::kTruncated};
+    if (p[k] < lo || p[k] > hi) return {0, k, Utf8Error::kInvalidContinuation};
+    lo = 0x80;
+    hi = 0xBF;
+    cp = (cp << 6) | (p[k] & 0x3Fu);
+  }
+  return {cp, need, Utf8Error::kNone};
+}
+
+TEST(Utf8, DecoderMatchesTheLiteralTableOnEveryPrefix) {
+  // Every lead byte with every second byte and a few third/fourth bytes, cut at every length.
+  const std::uint8_t tails[] = {0x00, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xFF};
+  for (unsigned b0 = 0; b0 < 256; ++b0) {
+    for (unsigned b1 = 0; b1 < 256; ++b1) {
+      for (const std::uint8_t b2 : tails) {
+        for (const std::uint8_t b3 : tails) {
+          const std::uint8_t buf[4] = {static_cast<std::uint8_t>(b0), static_cast<std::uint8_t>(b1),
+                                       b2, b3};
+          for (std::size_t left = 1; left <= 4; ++left) {
+            const Decoded got = decode(buf, left);
+            const Decoded want = decode_oracle(buf, left);
+            ASSERT_EQ(got.code_point, want.code_point) << b0 << " " << b1 << " " << left;
+            ASSERT_EQ(got.length, want.length) << b0 << " " << b1 << " " << left;
+            ASSERT_EQ(got.error, want.error) << b0 << " " << b1 << " " << left;
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(Utf8, EncodeAndDecodeRoundTripEveryScalarValue) {
   for (std::uint32_t cp = 0; cp < 0x110000; ++cp) {
     if (cp >= 0xD800 && cp <= 0xDFFF) continue;
