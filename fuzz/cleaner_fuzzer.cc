@@ -43,8 +43,8 @@ Outcome run(std::string_view doc, const TextCleanerOptions& options, Isa isa) {
 }
 
 bool valid_utf8(std::string_view s) {
-  return cleaner_internal::utf8_valid_prefix_scalar(reinterpret_cast<const std::uint8_t*>(s.data()),
-                                                    s.size()) == s.size();
+  return utf8_internal::utf8_valid_prefix_scalar(reinterpret_cast<const std::uint8_t*>(s.data()),
+                                                 s.size()) == s.size();
 }
 
 void check(std::string_view doc, const TextCleanerOptions& options);

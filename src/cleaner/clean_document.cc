@@ -36,51 +36,13 @@ constexpr std::size_t kRevalidateDistance = 64;
 
 constexpr std::uint8_t kReplacement[3] = {0xEF, 0xBF, 0xBD};  // U+FFFD
 
-enum class Utf8Error : std::uint8_t { kNone, kInvalidStart, kInvalidContinuation, kTruncated };
-
-struct Decoded {
-  std::uint32_t code_point;
-  std::uint32_t length;  // bytes consumed: the character, or the maximal invalid subpart
-  Utf8Error error;
-};
-
-// One character at p[0] (p[0] >= 0x80), by RFC 3629 table 3-7. An invalid sequence consumes its
-// maximal subpart: the longest prefix that could still begin a valid character, at least one
-// byte. That is Unicode's "best practice" for U+FFFD substitution, which CPython follows.
-inline Decoded decode_multibyte(const std::uint8_t* p, std::size_t left) {
-  const std::uint8_t b0 = p[0];
-  std::uint32_t need = 0;
-  std::uint32_t cp = 0;
-  std::uint8_t lo = 0x80;
-  std::uint8_t hi = 0xBF;
-  if (b0 < 0xC2) {
-    return {0, 1, Utf8Error::kInvalidStart};  // continuation byte, or overlong lead C0/C1
-  } else if (b0 < 0xE0) {
-    need = 2;
-    cp = b0 & 0x1Fu;
-  } else if (b0 < 0xF0) {
-    need = 3;
-    cp = b0 & 0x0Fu;
-    if (b0 == 0xE0) lo = 0xA0;  // overlong
-    if (b0 == 0xED) hi = 0x9F;  // surrogates
-  } else if (b0 < 0xF5) {
-    need = 4;
-    cp = b0 & 0x07u;
-    if (b0 == 0xF0) lo = 0x90;  // overlong
-    if (b0 == 0xF4) hi = 0x8F;  // above U+10FFFF
-  } else {
-    return {0, 1, Utf8Error::kInvalidStart};
-  }
-  for (std::uint32_t k = 1; k < need; ++k) {
-    if (k >= left) return {0, k, Utf8Error::kTruncated};
-    const std::uint8_t b = p[k];
-    if (b < lo || b > hi) return {0, k, Utf8Error::kInvalidContinuation};
-    lo = 0x80;
-    hi = 0xBF;
-    cp = (cp << 6) | (b & 0x3Fu);
-  }
-  return {cp, need, Utf8Error::kNone};
-}
+// The per-code-point step is the common maximal-subpart decoder (common/internal/utf8.h). This
+// pass keeps its own loop around it instead of utf8_internal::for_each_code_point: the loop is
+// interleaved with the SIMD fast path (validate ahead, memcpy plain prefixes) and must stop at the
+// first invalid byte with the reason when repair_utf8 is off.
+using utf8_internal::decode_multibyte;
+using utf8_internal::Decoded;
+using utf8_internal::Utf8Error;
 
 // Horizontal whitespace above ASCII: the Unicode space separators (Zs) other than U+0020.
 inline bool is_unicode_space(std::uint32_t cp) {
@@ -89,11 +51,7 @@ inline bool is_unicode_space(std::uint32_t cp) {
 }
 
 inline std::size_t count_code_points(const char* data, std::size_t size) {
-  std::size_t n = 0;
-  for (std::size_t i = 0; i < size; ++i) {
-    n += (static_cast<std::uint8_t>(data[i]) & 0xC0u) != 0x80u ? 1 : 0;
-  }
-  return n;
+  return utf8_internal::count_valid_code_points(std::string_view(data, size));
 }
 
 // A growable output buffer: std::string storage written through a raw pointer, so the per-byte

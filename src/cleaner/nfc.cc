@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/internal/utf8.h"
 #include "luminamoon/data/common/error.h"
 
 namespace luminamoon::data::cleaner_internal {
@@ -103,27 +104,7 @@ bool may_need_nfc(std::string_view text) {
   return false;
 }
 
-inline std::uint32_t decode_valid(const std::uint8_t* p, std::size_t& i) {
-  const std::uint8_t b0 = p[i];
-  if (b0 < 0x80) {
-    i += 1;
-    return b0;
-  }
-  if (b0 < 0xE0) {
-    const std::uint32_t cp = ((b0 & 0x1Fu) << 6) | (p[i + 1] & 0x3Fu);
-    i += 2;
-    return cp;
-  }
-  if (b0 < 0xF0) {
-    const std::uint32_t cp = ((b0 & 0x0Fu) << 12) | ((p[i + 1] & 0x3Fu) << 6) | (p[i + 2] & 0x3Fu);
-    i += 3;
-    return cp;
-  }
-  const std::uint32_t cp = ((b0 & 0x07u) << 18) | ((p[i + 1] & 0x3Fu) << 12) |
-                           ((p[i + 2] & 0x3Fu) << 6) | (p[i + 3] & 0x3Fu);
-  i += 4;
-  return cp;
-}
+using utf8_internal::decode_valid;
 
 // NFC of one stretch of valid UTF-8; the result stays valid until the next call.
 class StretchNormalizer {

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "common/internal/cpu_isa_select.h"
+#include "common/internal/isa_dispatch.h"
 #include "luminamoon/data/common/error.h"
 #include "luminamoon/data/common/suggest.h"
 
@@ -29,7 +30,7 @@ constexpr std::array<Isa, 4> kAllIsas = {Isa::kScalar, Isa::kAvx2, Isa::kAvx512,
 
 struct CpuFeatures {
   bool avx2 = false;
-  bool avx512 = false;  // AVX-512 F + BW, with the OS saving opmask and ZMM state
+  bool avx512 = false;  // AVX-512 F + BW + DQ + VL, with the OS saving opmask and ZMM state
 };
 
 #if defined(LUMINAMOON_X86_64)
@@ -54,9 +55,12 @@ CpuFeatures probe_cpu() {
   __cpuid_count(7, 0, eax, ebx, ecx, edx);
   const bool cpu_avx2 = (ebx & (1u << 5)) != 0;
   const bool cpu_avx512f = (ebx & (1u << 16)) != 0;
+  const bool cpu_avx512dq = (ebx & (1u << 17)) != 0;
   const bool cpu_avx512bw = (ebx & (1u << 30)) != 0;
+  const bool cpu_avx512vl = (ebx & (1u << 31)) != 0;
+  // The levels of common/internal/isa_dispatch.h: what LUMINAMOON_AVX2 / LUMINAMOON_AVX512 allow.
   f.avx2 = os_ymm && cpu_avx2;
-  f.avx512 = f.avx2 && os_zmm && cpu_avx512f && cpu_avx512bw;
+  f.avx512 = f.avx2 && os_zmm && cpu_avx512f && cpu_avx512bw && cpu_avx512dq && cpu_avx512vl;
   return f;
 }
 
@@ -135,6 +139,12 @@ Isa active_isa() {
 }
 
 namespace internal {
+
+void throw_unsupported_isa(std::string_view component, Isa isa) {
+  throw InvalidArgument(std::string(component) + ": instruction set '" +
+                        std::string(isa_name(isa)) +
+                        "' is not supported by this CPU or build (check isa_supported first)");
+}
 
 Isa resolve_isa(std::string_view forced, std::span<const Isa> supported) {
   if (forced.empty()) return supported.empty() ? Isa::kScalar : supported.back();

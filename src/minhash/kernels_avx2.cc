@@ -1,6 +1,7 @@
 // AVX2 MinHash kernel (contract in internal/kernels.h; kernels_scalar.cc is the reference). Every
-// function carries target("avx2"): this file is compiled with the default flags and only reached
-// through the dispatcher after CPUID and XGETBV said the CPU and OS support AVX2.
+// function carries LUMINAMOON_AVX2 (common/internal/isa_dispatch.h): this file is compiled with
+// the default flags and only reached through the dispatcher after CPUID and XGETBV said the CPU
+// and OS support AVX2.
 //
 // AVX2 has no 64-bit lane multiply, but only bits 32..63 of a * x + b are needed:
 //   hi32(a * x + b) = hi32(a_lo * x_lo + b) + a_lo * x_hi + a_hi * x_lo   (mod 2^32)
@@ -9,9 +10,8 @@
 // is taken with VPMINUD on the high 32-bit halves; the low halves carry nothing.
 #include <immintrin.h>
 
+#include "common/internal/isa_dispatch.h"
 #include "minhash/internal/kernels.h"
-
-#define LUMINAMOON_AVX2 __attribute__((target("avx2")))
 
 namespace luminamoon::data::minhash_internal {
 namespace {

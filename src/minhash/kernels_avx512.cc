@@ -1,15 +1,15 @@
 // AVX-512 MinHash kernel (contract in internal/kernels.h; kernels_scalar.cc is the reference).
-// Every function carries target("avx512f,avx512dq"): this file is compiled with the default flags
-// and only reached through the dispatcher after the CPU and OS were probed for AVX-512 and DQ.
+// Every function carries LUMINAMOON_AVX512 (common/internal/isa_dispatch.h; the avx512 level
+// includes DQ, for VPMULLQ): this file is compiled with the default flags and only reached through
+// the dispatcher after the CPU and OS were probed for that level.
 //
 // Eight permutations per register: VPMULLQ + VPADDQ give (a * x + b) mod 2^64 exactly, and
 // VPMINUQ keeps the minimum of the full 64-bit values; since hi32 is monotone, the high half of
 // that minimum is the minimum of the high halves. The running minimum enters as (m << 32) | ~0u.
 #include <immintrin.h>
 
+#include "common/internal/isa_dispatch.h"
 #include "minhash/internal/kernels.h"
-
-#define LUMINAMOON_AVX512 __attribute__((target("avx512f,avx512dq")))
 
 namespace luminamoon::data::minhash_internal {
 namespace {

@@ -10,6 +10,7 @@
 #include <emmintrin.h>  // baseline on x86-64: no dispatch needed
 #endif
 
+#include "common/internal/utf8.h"
 #include "minhash/internal/unicode_tables.h"
 
 // XXH3-64 (seed 0) inlined into the shingle loop: the same function luminamoon::data::xxh3_64
@@ -62,37 +63,15 @@ inline std::size_t copy_ascii_word_run(const std::uint8_t* p, const std::uint8_t
   return n;
 }
 
-bool is_continuation(std::uint8_t b) { return (b & 0xC0) == 0x80; }
-
-// Decodes one well-formed UTF-8 sequence of 2..4 bytes at p (RFC 3629: no overlongs, no
-// surrogates, nothing above U+10FFFF). Returns its length, or 0 when p does not start one.
-std::size_t decode_multibyte(const std::uint8_t* p, const std::uint8_t* end, std::uint32_t& cp) {
-  const std::uint8_t b0 = p[0];
-  const auto left = static_cast<std::size_t>(end - p);
-  if (b0 >= 0xC2 && b0 <= 0xDF) {
-    if (left < 2 || !is_continuation(p[1])) return 0;
-    cp = (std::uint32_t{b0} & 0x1F) << 6 | (std::uint32_t{p[1]} & 0x3F);
-    return 2;
-  }
-  if (b0 >= 0xE0 && b0 <= 0xEF) {
-    if (left < 3) return 0;
-    const std::uint8_t lo = b0 == 0xE0 ? 0xA0 : 0x80;
-    const std::uint8_t hi = b0 == 0xED ? 0x9F : 0xBF;
-    if (p[1] < lo || p[1] > hi || !is_continuation(p[2])) return 0;
-    cp = (std::uint32_t{b0} & 0x0F) << 12 | (std::uint32_t{p[1]} & 0x3F) << 6 |
-         (std::uint32_t{p[2]} & 0x3F);
-    return 3;
-  }
-  if (b0 >= 0xF0 && b0 <= 0xF4) {
-    if (left < 4) return 0;
-    const std::uint8_t lo = b0 == 0xF0 ? 0x90 : 0x80;
-    const std::uint8_t hi = b0 == 0xF4 ? 0x8F : 0xBF;
-    if (p[1] < lo || p[1] > hi || !is_continuation(p[2]) || !is_continuation(p[3])) return 0;
-    cp = (std::uint32_t{b0} & 0x07) << 18 | (std::uint32_t{p[1]} & 0x3F) << 12 |
-         (std::uint32_t{p[2]} & 0x3F) << 6 | (std::uint32_t{p[3]} & 0x3F);
-    return 4;
-  }
-  return 0;
+// One well-formed UTF-8 sequence of 2..4 bytes at p, by the common decoder
+// (common/internal/utf8.h). Returns its length, or 0 when p does not start one.
+inline std::size_t decode_multibyte(const std::uint8_t* p, const std::uint8_t* end,
+                                    std::uint32_t& cp) {
+  const utf8_internal::Decoded d =
+      utf8_internal::decode_multibyte(p, static_cast<std::size_t>(end - p));
+  if (d.error != utf8_internal::Utf8Error::kNone) return 0;
+  cp = d.code_point;
+  return d.length;
 }
 
 }  // namespace
@@ -113,26 +92,8 @@ void Shingler::flush() {
 
 inline void Shingler::append_code_point(std::uint32_t cp) {
   const std::size_t start = norm_size_;
-  auto* out = reinterpret_cast<std::uint8_t*>(norm_.data()) + norm_size_;
-  if (cp < 0x80) {
-    out[0] = static_cast<std::uint8_t>(cp);
-    norm_size_ += 1;
-  } else if (cp < 0x800) {
-    out[0] = static_cast<std::uint8_t>(0xC0 | (cp >> 6));
-    out[1] = static_cast<std::uint8_t>(0x80 | (cp & 0x3F));
-    norm_size_ += 2;
-  } else if (cp < 0x10000) {
-    out[0] = static_cast<std::uint8_t>(0xE0 | (cp >> 12));
-    out[1] = static_cast<std::uint8_t>(0x80 | ((cp >> 6) & 0x3F));
-    out[2] = static_cast<std::uint8_t>(0x80 | (cp & 0x3F));
-    norm_size_ += 3;
-  } else {
-    out[0] = static_cast<std::uint8_t>(0xF0 | (cp >> 18));
-    out[1] = static_cast<std::uint8_t>(0x80 | ((cp >> 12) & 0x3F));
-    out[2] = static_cast<std::uint8_t>(0x80 | ((cp >> 6) & 0x3F));
-    out[3] = static_cast<std::uint8_t>(0x80 | (cp & 0x3F));
-    norm_size_ += 4;
-  }
+  norm_size_ +=
+      utf8_internal::encode(cp, reinterpret_cast<std::uint8_t*>(norm_.data()) + norm_size_);
   if (kind_ == ShingleKind::kChar) push_unit(start);
 }
 

@@ -1,14 +1,14 @@
 // AVX2 anchor kernel (rule and tables in internal/anchors.h; anchors_scalar.cc is the reference).
-// Every function carries target("avx2"): this file is compiled with the default flags and only
-// reached through the dispatcher after CPUID and XGETBV said the CPU and OS support AVX2.
+// Every function carries LUMINAMOON_AVX2 (common/internal/isa_dispatch.h): this file is compiled
+// with the default flags and only reached through the dispatcher after CPUID and XGETBV said the
+// CPU and OS support AVX2.
 //
 // Per 32 bytes: six overlapping loads (at +0..+5) give each position its next five bytes; each
 // is classified by two vpshufb nibble lookups, and the six classes are ANDed.
 #include <immintrin.h>
 
+#include "common/internal/isa_dispatch.h"
 #include "pii/internal/anchors.h"
-
-#define LUMINAMOON_AVX2 __attribute__((target("avx2")))
 
 namespace luminamoon::data::pii_internal {
 namespace {

@@ -1,11 +1,11 @@
 // AVX-512BW anchor kernel (rule and tables in internal/anchors.h; anchors_scalar.cc is the
 // reference). The AVX2 algorithm over 64 bytes at a time, ending in one vptestmb. Every function
-// carries target("avx512f,avx512bw"); reached only through the dispatcher after the CPU/OS probe.
+// carries LUMINAMOON_AVX512 (common/internal/isa_dispatch.h); reached only through the dispatcher
+// after the CPU/OS probe.
 #include <immintrin.h>
 
+#include "common/internal/isa_dispatch.h"
 #include "pii/internal/anchors.h"
-
-#define LUMINAMOON_AVX512 __attribute__((target("avx512f,avx512bw")))
 
 namespace luminamoon::data::pii_internal {
 namespace {

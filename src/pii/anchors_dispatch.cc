@@ -1,9 +1,8 @@
 // The anchor-kernel registry: one entry per ISA compiled into this build, chosen once per process
-// by active_isa() (CPUID probe or LUMINAMOON_SIMD). Compiled with default flags; it only takes the
-// addresses of the ISA-specific functions and never calls one the CPU cannot run.
-#include <string>
-
-#include "luminamoon/data/common/error.h"
+// by active_isa() through the common helper (common/internal/isa_dispatch.h). Compiled with
+// default flags; it only takes the addresses of the ISA-specific functions and never calls one the
+// CPU cannot run.
+#include "common/internal/isa_dispatch.h"
 #include "pii/internal/anchors.h"
 
 namespace luminamoon::data::pii_internal {
@@ -18,35 +17,20 @@ constexpr AnchorKernel kAvx512{Isa::kAvx512, anchor_masks_avx512};
 constexpr AnchorKernel kNeon{Isa::kNeon, anchor_masks_neon};
 #endif
 
-const AnchorKernel* table_for(Isa isa) {
-  switch (isa) {
-    case Isa::kScalar:
-      return &kScalar;
+constexpr internal::IsaKernels<AnchorKernel> kTables {
+  .scalar = &kScalar,
 #if defined(LUMINAMOON_HAVE_X86_KERNELS)
-    case Isa::kAvx2:
-      return &kAvx2;
-    case Isa::kAvx512:
-      return &kAvx512;
+  .avx2 = &kAvx2, .avx512 = &kAvx512,
 #endif
 #if defined(LUMINAMOON_HAVE_NEON_KERNELS)
-    case Isa::kNeon:
-      return &kNeon;
+  .neon = &kNeon,
 #endif
-    default:
-      return nullptr;
-  }
-}
+};
 
 }  // namespace
 
 const AnchorKernel& anchor_kernel_for(Isa isa) {
-  const AnchorKernel* kernel = table_for(isa);
-  if (kernel == nullptr || !isa_supported(isa)) {
-    throw InvalidArgument("PIIMasker anchor kernel: instruction set '" +
-                          std::string(isa_name(isa)) +
-                          "' is not supported by this CPU or build (check isa_supported first)");
-  }
-  return *kernel;
+  return internal::select_kernel(kTables, isa, "PIIMasker anchor kernel");
 }
 
 const AnchorKernel& active_anchor_kernel() {

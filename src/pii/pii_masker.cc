@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "cleaner/internal/kernels.h"
+#include "common/internal/utf8.h"
 #include "luminamoon/data/common/error.h"
 #include "luminamoon/data/common/worker_pool.h"
 #include "pii/internal/scanner.h"
@@ -21,44 +21,6 @@ constexpr std::array<std::string_view, kPiiCategoryCount> kTags = {"<EMAIL>", "<
 // Below this many bytes per worker a thread costs more than it saves (a thread start is ~20 us,
 // scanning 256 KiB ~100 us).
 constexpr std::size_t kMinBytesPerWorker = 256 * 1024;
-
-// Length of the UTF-8 sequence starting at data[i] if it is well formed (Unicode Table 3-7), else
-// the length of its maximal subpart (>= 1), negated. CPython's "replace" handler emits one U+FFFD
-// per maximal subpart, which is what makes both the counting and the repair below exact.
-inline std::ptrdiff_t sequence_at(const std::uint8_t* d, std::size_t n, std::size_t i) {
-  const std::uint8_t b = d[i];
-  if (b < 0x80) return 1;
-  std::size_t need = 0;
-  std::uint8_t lo = 0x80, hi = 0xBF;
-  if (b >= 0xC2 && b <= 0xDF) {
-    need = 1;
-  } else if (b >= 0xE0 && b <= 0xEF) {
-    need = 2;
-    if (b == 0xE0) lo = 0xA0;
-    if (b == 0xED) hi = 0x9F;
-  } else if (b >= 0xF0 && b <= 0xF4) {
-    need = 3;
-    if (b == 0xF0) lo = 0x90;
-    if (b == 0xF4) hi = 0x8F;
-  } else {
-    return -1;
-  }
-  std::size_t k = 1;
-  for (; k <= need; ++k) {
-    if (i + k >= n) break;
-    const std::uint8_t c = d[i + k];
-    if (k == 1 ? (c < lo || c > hi) : (c < 0x80 || c > 0xBF)) break;
-  }
-  if (k == need + 1) return static_cast<std::ptrdiff_t>(k);
-  return -static_cast<std::ptrdiff_t>(k);
-}
-
-// Whether the 8 bytes at p are all ASCII.
-inline bool ascii8(const std::uint8_t* p) {
-  std::uint64_t w;
-  std::memcpy(&w, p, 8);
-  return (w & 0x8080808080808080ull) == 0;
-}
 
 }  // namespace
 
@@ -77,59 +39,24 @@ std::string_view pii_default_tag(PiiCategory category) noexcept {
   return kTags[static_cast<std::size_t>(category)];
 }
 
+// The three public UTF-8 helpers forward to the common module (common/internal/utf8.h).
 std::size_t utf8_code_points(std::string_view bytes) noexcept {
-  const auto* d = reinterpret_cast<const std::uint8_t*>(bytes.data());
-  const std::size_t n = bytes.size();
-  std::size_t count = 0, i = 0;
-  while (i < n) {
-    if (i + 8 <= n && ascii8(d + i)) {
-      i += 8;
-      count += 8;
-      continue;
-    }
-    const std::ptrdiff_t len = sequence_at(d, n, i);
-    i += static_cast<std::size_t>(len < 0 ? -len : len);
-    ++count;
-  }
-  return count;
+  return utf8_internal::count_code_points(bytes);
 }
 
 bool utf8_is_valid(std::string_view bytes) noexcept {
-  const auto* d = reinterpret_cast<const std::uint8_t*>(bytes.data());
-  const std::size_t n = bytes.size();
-  std::size_t i = 0;
-  while (i < n) {
-    if (i + 8 <= n && ascii8(d + i)) {
-      i += 8;
-      continue;
-    }
-    const std::ptrdiff_t len = sequence_at(d, n, i);
-    if (len < 0) return false;
-    i += static_cast<std::size_t>(len);
+  try {
+    return utf8_internal::is_valid(bytes);  // the live ISA's validator
+  } catch (...) {
+    // Only a bad LUMINAMOON_SIMD gets here (the live ISA cannot be resolved); this function is
+    // noexcept, so it answers with the scalar reference, which gives the same result.
+    const auto* d = reinterpret_cast<const std::uint8_t*>(bytes.data());
+    return utf8_internal::utf8_valid_prefix_scalar(d, bytes.size()) == bytes.size();
   }
-  return true;
 }
 
 void append_utf8_repaired(std::string_view bytes, std::string& out) {
-  const auto* d = reinterpret_cast<const std::uint8_t*>(bytes.data());
-  const std::size_t n = bytes.size();
-  std::size_t i = 0, clean = 0;  // [clean, i) is valid and not yet copied
-  while (i < n) {
-    if (i + 8 <= n && ascii8(d + i)) {
-      i += 8;
-      continue;
-    }
-    const std::ptrdiff_t len = sequence_at(d, n, i);
-    if (len > 0) {
-      i += static_cast<std::size_t>(len);
-      continue;
-    }
-    out.append(bytes.data() + clean, i - clean);
-    out.append("\xEF\xBF\xBD");
-    i += static_cast<std::size_t>(-len);
-    clean = i;
-  }
-  out.append(bytes.data() + clean, n - clean);
+  utf8_internal::append_repaired(bytes, out);
 }
 
 PiiMasker::PiiMasker(PiiMaskerOptions options) : options_(std::move(options)) {
@@ -171,7 +98,7 @@ std::vector<PiiSpan> PiiMasker::find(std::string_view text) const {
 // The TextCleaner's SIMD validator (same library; one UTF-8 validator for the whole engine).
 bool valid_utf8_fast(std::string_view text) {
   const auto* d = reinterpret_cast<const std::uint8_t*>(text.data());
-  return cleaner_internal::active_kernels().utf8_valid_prefix(d, text.size()) == text.size();
+  return utf8_internal::valid_prefix(d, text.size()) == text.size();
 }
 
 bool PiiMasker::mask_into(std::string_view text, std::string& out, PiiCounts& counts,

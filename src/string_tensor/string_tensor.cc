@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/internal/utf8.h"
 #include "luminamoon/data/common/error.h"
 #include "luminamoon/data/common/xxh3.h"
 #include "string_tensor/internal/utf8_validation.h"
@@ -72,23 +73,7 @@ std::size_t utf8_length(std::uint32_t cp) noexcept {
 }
 
 std::uint8_t* encode_utf8(std::uint8_t* out, std::uint32_t cp) noexcept {
-  auto byte = [](std::uint32_t v) { return static_cast<std::uint8_t>(v); };
-  if (cp < 0x80) {
-    *out++ = byte(cp);
-  } else if (cp < 0x800) {
-    *out++ = byte(0xC0 | (cp >> 6));
-    *out++ = byte(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    *out++ = byte(0xE0 | (cp >> 12));
-    *out++ = byte(0x80 | ((cp >> 6) & 0x3F));
-    *out++ = byte(0x80 | (cp & 0x3F));
-  } else {
-    *out++ = byte(0xF0 | (cp >> 18));
-    *out++ = byte(0x80 | ((cp >> 12) & 0x3F));
-    *out++ = byte(0x80 | ((cp >> 6) & 0x3F));
-    *out++ = byte(0x80 | (cp & 0x3F));
-  }
-  return out;
+  return out + utf8_internal::encode(cp, out);  // the common encoder (common/internal/utf8.h)
 }
 
 }  // namespace

@@ -1,21 +1,17 @@
-// UTF-8 validation of StringTensor contents on the cleaner's dispatched kernels.
+// UTF-8 validation of StringTensor contents on the common dispatched validator.
 #include "string_tensor/internal/utf8_validation.h"
 
 #include <string>
 
-#include "cleaner/internal/kernels.h"
 #include "luminamoon/data/common/error.h"
 
 namespace luminamoon::data::string_tensor_internal {
 
-std::size_t utf8_valid_prefix(const std::uint8_t* data, std::size_t size) noexcept {
-  if (size == 0) return 0;
-  return cleaner_internal::active_kernels().utf8_valid_prefix(data, size);
-}
+using utf8_internal::valid_prefix;
 
 void throw_invalid_utf8(std::size_t index, std::string_view bytes) {
   const auto* p = reinterpret_cast<const std::uint8_t*>(bytes.data());
-  const std::size_t at = utf8_valid_prefix(p, bytes.size());
+  const std::size_t at = valid_prefix(p, bytes.size());
   static constexpr char kHex[] = "0123456789abcdef";
   std::string what = "element " + std::to_string(index) + " is not valid UTF-8 (";
   if (at < bytes.size()) {
@@ -37,7 +33,7 @@ void validate_contiguous_utf8(const ContiguousStrings& strings, std::size_t base
   const std::uint64_t begin = strings.offset(0);
   const std::uint64_t end = strings.offset(n);
   const std::uint8_t* payload = strings.payload.data();
-  bool ok = utf8_valid_prefix(payload + begin, end - begin) == end - begin;
+  bool ok = valid_prefix(payload + begin, end - begin) == end - begin;
   if (ok) {
     // Valid as a whole: each string is valid iff none starts inside a sequence (10xxxxxx).
     std::uint64_t start = begin;

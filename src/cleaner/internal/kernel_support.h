@@ -7,19 +7,6 @@
 
 namespace luminamoon::data::cleaner_internal {
 
-// Where utf8_valid_prefix_scalar may resume once a block validator has flagged no error in
-// [0, p): the lead byte of the last multi-byte character starting in [p - 3, p), else p. With no
-// error flagged before p, [0, p) is valid UTF-8 followed by at most the first bytes of one
-// character, so the position returned is a character boundary with valid UTF-8 before it.
-inline std::size_t character_start_before(const std::uint8_t* data, std::size_t p) {
-  for (std::size_t k = 1; k <= 3 && k <= p; ++k) {
-    const std::uint8_t b = data[p - k];
-    if (b < 0x80) return p - k + 1;
-    if (b >= 0xC0) return p - k;
-  }
-  return p;
-}
-
 // The rules of clean_prefix (kernels.h) for one position; the scalar kernel is built from these,
 // and the SIMD kernels use them for the one position just past a block.
 

@@ -7,14 +7,14 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "common/internal/utf8.h"
 #include "luminamoon/data/common/cpu_isa.h"
 
 namespace luminamoon::data::cleaner_internal {
 
-// Length of the longest prefix of data[0, size) that is complete, valid UTF-8 (RFC 3629: no
-// overlongs, no surrogates U+D800..U+DFFF, nothing above U+10FFFF). A sequence truncated by the
-// end of the buffer is not part of the prefix. Returns size when the whole buffer is valid.
-using Utf8ValidPrefixFn = std::size_t (*)(const std::uint8_t* data, std::size_t size);
+// The UTF-8 validator is the common one (common/internal/utf8.h); each table below carries the
+// validator of its own ISA, so the fused pass validates and classifies with one ISA.
+using utf8_internal::Utf8ValidPrefixFn;
 
 // Length of the longest prefix of data[0, size) in which every byte is "plain": copied to the
 // output unchanged by every cleaning step. `data` is valid UTF-8 (already repaired). Byte i with
@@ -56,13 +56,9 @@ struct Kernels {
 const Kernels& kernels_for(Isa isa);
 const Kernels& active_kernels();
 
-std::size_t utf8_valid_prefix_scalar(const std::uint8_t* data, std::size_t size);
 std::size_t clean_prefix_scalar(const std::uint8_t* data, std::size_t size);
-std::size_t utf8_valid_prefix_avx2(const std::uint8_t* data, std::size_t size);
 std::size_t clean_prefix_avx2(const std::uint8_t* data, std::size_t size);
-std::size_t utf8_valid_prefix_avx512(const std::uint8_t* data, std::size_t size);
 std::size_t clean_prefix_avx512(const std::uint8_t* data, std::size_t size);
-std::size_t utf8_valid_prefix_neon(const std::uint8_t* data, std::size_t size);
 std::size_t clean_prefix_neon(const std::uint8_t* data, std::size_t size);
 
 }  // namespace luminamoon::data::cleaner_internal

@@ -19,7 +19,7 @@ using MinHashUpdateFn = void (*)(const std::uint64_t* hashes, std::size_t count,
                                  std::uint32_t* mins, std::size_t num_perm);
 
 struct MinHashKernel {
-  Isa isa;  // the ISA whose code runs (kAvx512 without AVX-512DQ and kNeon run another, see .cc)
+  Isa isa;  // the ISA whose code runs (kNeon runs the scalar kernel, see kernels_dispatch.cc)
   MinHashUpdateFn update;
 };
 
@@ -33,8 +33,5 @@ void minhash_update_avx2(const std::uint64_t* hashes, std::size_t count, const s
                          const std::uint64_t* b, std::uint32_t* mins, std::size_t num_perm);
 void minhash_update_avx512(const std::uint64_t* hashes, std::size_t count, const std::uint64_t* a,
                            const std::uint64_t* b, std::uint32_t* mins, std::size_t num_perm);
-// Whether this CPU has AVX-512DQ (VPMULLQ), which minhash_update_avx512 needs beyond the
-// AVX-512F/BW that Isa::kAvx512 guarantees.
-bool cpu_has_avx512dq() noexcept;
 
 }  // namespace luminamoon::data::minhash_internal

@@ -9,30 +9,22 @@
 #include <string>
 #include <string_view>
 
+#include "common/internal/utf8.h"
 #include "quality/internal/tables.h"
 
 namespace luminamoon::data::quality_internal {
 
-inline bool is_continuation(unsigned char byte) { return (byte & 0xC0) == 0x80; }
+// The UTF-8 primitives are the common module's (common/internal/utf8.h); these keep the names
+// and std::string_view signatures the quality code is written against.
+inline bool is_continuation(unsigned char byte) { return utf8_internal::is_continuation(byte); }
 
 // The code point at text[i] of valid UTF-8; `length` receives its byte count.
 inline char32_t decode_at(std::string_view text, std::size_t i, std::size_t& length) {
-  const auto b0 = static_cast<unsigned char>(text[i]);
-  if (b0 < 0x80) {
-    length = 1;
-    return b0;
-  }
-  auto cont = [&](std::size_t k) { return static_cast<char32_t>(text[i + k]) & 0x3F; };
-  if (b0 < 0xE0) {
-    length = 2;
-    return (static_cast<char32_t>(b0 & 0x1F) << 6) | cont(1);
-  }
-  if (b0 < 0xF0) {
-    length = 3;
-    return (static_cast<char32_t>(b0 & 0x0F) << 12) | (cont(1) << 6) | cont(2);
-  }
-  length = 4;
-  return (static_cast<char32_t>(b0 & 0x07) << 18) | (cont(1) << 12) | (cont(2) << 6) | cont(3);
+  std::size_t next = i;
+  const std::uint32_t cp =
+      utf8_internal::decode_valid(reinterpret_cast<const std::uint8_t*>(text.data()), next);
+  length = next - i;
+  return static_cast<char32_t>(cp);
 }
 
 inline char32_t decode_at(std::string_view text, std::size_t i) {
@@ -51,14 +43,16 @@ inline char32_t decode_before(std::string_view text, std::size_t end) {
   return decode_at(text, previous_start(text, end));
 }
 
-// len() of the Python str: the number of code points.
-std::size_t count_code_points(std::string_view text);
+// len() of the Python str: the number of code points (of valid UTF-8).
+inline std::size_t count_code_points(std::string_view text) {
+  return utf8_internal::count_valid_code_points(text);
+}
 
-bool is_valid_utf8(std::string_view text);
+inline bool is_valid_utf8(std::string_view text) { return utf8_internal::is_valid(text); }
 
 // CPython's bytes.decode("utf-8", "replace"), re-encoded: every maximal subpart of an ill-formed
 // sequence becomes U+FFFD.
-std::string repair_utf8(std::string_view bytes);
+inline std::string repair_utf8(std::string_view bytes) { return utf8_internal::repaired(bytes); }
 
 inline bool is_space(char32_t cp) {
   if (cp < 0x80) return cp == ' ' || (cp >= 0x09 && cp <= 0x0D) || (cp >= 0x1C && cp <= 0x1F);

@@ -1,22 +1,17 @@
-// UTF-8 checks of StringTensor construction, on the cleaner's runtime-dispatched
-// utf8_valid_prefix kernel (cleaner/internal/kernels.h): one kernel, one definition of "valid".
+// UTF-8 checks of StringTensor construction, on the common runtime-dispatched validator
+// (common/internal/utf8.h): one kernel, one definition of "valid".
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
+#include "common/internal/utf8.h"
 #include "luminamoon/data/string_tensor/string_tensor.h"
 
 namespace luminamoon::data::string_tensor_internal {
 
-// Length of the longest prefix of [data, data + size) that is complete, valid UTF-8.
-std::size_t utf8_valid_prefix(const std::uint8_t* data, std::size_t size) noexcept;
-
-inline bool is_valid_utf8(std::string_view bytes) noexcept {
-  const auto* p = reinterpret_cast<const std::uint8_t*>(bytes.data());
-  return utf8_valid_prefix(p, bytes.size()) == bytes.size();
-}
+inline bool is_valid_utf8(std::string_view bytes) { return utf8_internal::is_valid(bytes); }
 
 // InvalidArgument: "element <index> is not valid UTF-8 (...)", with the first bad byte.
 [[noreturn]] void throw_invalid_utf8(std::size_t index, std::string_view bytes);

@@ -29,6 +29,8 @@ namespace luminamoon::data::cleaner_internal {
 namespace {
 
 using Bytes = std::vector<std::uint8_t>;
+// The validator moved to common/ (common/internal/utf8.h); the cleaner's tables still carry it.
+using utf8_internal::utf8_valid_prefix_scalar;
 
 Bytes bytes(std::string_view s) { return Bytes(s.begin(), s.end()); }
 

@@ -2,6 +2,11 @@
 // and XGETBV on x86-64 (the OS must save the wide registers) and always NEON on AArch64.
 // LUMINAMOON_SIMD=scalar|avx2|avx512|neon forces one; forcing an ISA this CPU lacks is an error
 // (ConfigError naming the ISAs available), never a silent fallback or a SIGILL.
+// What each level guarantees, for every stage alike (src/common/internal/isa_dispatch.h):
+//   avx2    AVX2;
+//   avx512  AVX-512 F, BW, DQ and VL (a CPU with only some of them runs the avx2 kernels);
+//   neon    Advanced SIMD (always present on AArch64).
+// Details and the per-function target attributes: docs/architecture.md, "UTF-8 and SIMD dispatch".
 #pragma once
 
 #include <string_view>
