@@ -69,7 +69,9 @@ def _human_bytes(n: float) -> str:
 
 
 def _duration(seconds: float) -> str:
-    seconds = max(0, int(seconds))
+    if seconds < 60:  # a short (or resumed) run: "1.3 s", not "0m01s"
+        return f"{max(0.0, seconds):.1f} s"
+    seconds = int(seconds)
     hours, rest = divmod(seconds, 3600)
     minutes, secs = divmod(rest, 60)
     return f"{hours}h{minutes:02d}m{secs:02d}s" if hours else f"{minutes}m{secs:02d}s"
