@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import json
 import random
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -80,3 +81,27 @@ def write_corpus(directory: Path, per_shard: int = 120) -> list[str]:
     )
     pq.write_table(table, directory / "c.parquet", row_group_size=max(1, per_shard // 3))
     return [str(directory / "*.jsonl"), str(directory / "b.jsonl.gz"), str(directory / "c.parquet")]
+
+
+def cli_command(inputs: list[str], out: Path) -> list[str]:
+    """The `luminamoon-data run` command line the CLI tests run (small files and batches, so a
+    run commits many times)."""
+    return [
+        sys.executable,
+        "-m",
+        "luminamoon.data.cli",
+        "run",
+        *inputs,
+        "-o",
+        str(out),
+        "--fields",
+        "id,url",
+        "--max-rows-per-file",
+        "40",
+        "--batch-size",
+        "24",
+        "--row-group-size",
+        "20",
+        "--progress",
+        "log",
+    ]

@@ -11,7 +11,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,7 @@ from luminamoon.data import run as run_module
 from luminamoon.data.errors import ConfigError, RunError, RunInterruptedError
 from luminamoon.data.run import run
 from luminamoon.data.serialization import ShardedWriter
-from run_corpus import write_corpus
+from run_corpus import cli_command, write_corpus
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
@@ -346,25 +345,7 @@ def test_cli_run_and_stats(
 def test_cli_ctrl_c_stops_at_the_last_commit(corpus: list[str], tmp_path: Path) -> None:
     """SIGINT to the real CLI: exit code 130, a resumable directory, then identical output."""
     out = tmp_path / "out"
-    argv = [
-        sys.executable,
-        "-m",
-        "luminamoon.data.cli",
-        "run",
-        *corpus,
-        "-o",
-        str(out),
-        "--fields",
-        "id,url",
-        "--max-rows-per-file",
-        "40",
-        "--batch-size",
-        "24",
-        "--row-group-size",
-        "20",
-        "--progress",
-        "log",
-    ]
+    argv = cli_command(corpus, out)
     proc = subprocess.Popen(
         argv,
         stdout=subprocess.DEVNULL,

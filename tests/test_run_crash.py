@@ -19,7 +19,6 @@ import json
 import random
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -27,7 +26,7 @@ import pytest
 
 import crash_harness as harness
 import luminamoon.data as lmd
-from run_corpus import write_corpus
+from run_corpus import cli_command, write_corpus
 
 pytest.importorskip("pyarrow")
 
@@ -60,28 +59,6 @@ BACKENDS = [
         ),
     ),
 ]
-
-
-def command(inputs: list[str], out: Path) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "luminamoon.data.cli",
-        "run",
-        *inputs,
-        "-o",
-        str(out),
-        "--fields",
-        "id,url",
-        "--max-rows-per-file",
-        "40",
-        "--batch-size",
-        "24",
-        "--row-group-size",
-        "20",
-        "--progress",
-        "log",
-    ]
 
 
 def tree(directory: Path) -> dict[str, bytes]:
@@ -136,13 +113,13 @@ def check_after_kill(out: Path, reference: dict[str, bytes]) -> int:
 def test_kill_and_rerun_is_byte_identical(backend: str, tmp_path: Path) -> None:
     inputs = write_corpus(tmp_path / "in", per_shard=90)
     ref_dir = tmp_path / "reference"
-    seconds = run_to_end(command(inputs, ref_dir), backend, tmp_path / "reference.log")
+    seconds = run_to_end(cli_command(inputs, ref_dir), backend, tmp_path / "reference.log")
     reference = tree(ref_dir)
     outputs = [name for name in reference if name.endswith(".parquet")]
     assert len(outputs) >= 4, "the corpus should give several output files"
 
     out = tmp_path / "crashed"
-    argv = command(inputs, out)
+    argv = cli_command(inputs, out)
     rng = random.Random(f"run-crash-{backend}")
     kills = harness.kill_count("LUMINAMOON_RUN_CRASH_KILLS", 8)
     finished_early = 0
@@ -208,7 +185,7 @@ def test_backends_write_the_same_directory(tmp_path: Path) -> None:
     trees = []
     for backend in ("native", "fallback"):
         out = tmp_path / backend
-        run_to_end(command(inputs, out), backend, tmp_path / f"{backend}.log")
+        run_to_end(cli_command(inputs, out), backend, tmp_path / f"{backend}.log")
         trees.append(tree(out))
     native, fallback = trees
     assert sorted(native) == sorted(fallback)
