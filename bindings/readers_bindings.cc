@@ -294,10 +294,11 @@ void bind_readers(nb::module_& m) {
           [](ShardReader* self, nb::handle paths, nb::handle text_field, nb::handle fields,
              nb::handle format, nb::handle txt_mode, nb::handle batch_size, nb::handle start,
              nb::handle strict, nb::handle max_record_bytes, nb::handle threads,
-             const nb::kwargs& options) {
+             nb::handle index_dir, nb::handle index_spacing, const nb::kwargs& options) {
             reject_unknown_kwargs("ShardReader", options,
                                   {"text_field", "fields", "format", "txt_mode", "batch_size",
-                                   "start", "strict", "max_record_bytes", "threads"});
+                                   "start", "strict", "max_record_bytes", "threads", "index_dir",
+                                   "index_spacing"});
             ShardReaderOptions o;
             o.text_field = to_str(text_field, "ShardReader", "text_field");
             o.fields = field_list(fields);
@@ -314,6 +315,11 @@ void bind_readers(nb::module_& m) {
             o.strict = to_bool(strict, "ShardReader", "strict");
             o.max_record_bytes = to_positive(max_record_bytes, "max_record_bytes");
             o.threads = static_cast<unsigned>(to_unsigned(threads, "threads", kU32));
+            if (!index_dir.is_none()) {
+              o.index_dir = to_path_bytes(index_dir, "ShardReader", "index_dir");
+              if (o.index_dir.empty()) throw nb::value_error("ShardReader: index_dir is empty");
+            }
+            o.index_spacing = to_unsigned(index_spacing, "index_spacing", 1ull << 62);
             std::vector<std::string> patterns = shard_patterns(paths);
             nb::gil_scoped_release release;
             new (self) ShardReader(patterns, std::move(o));
@@ -321,13 +327,16 @@ void bind_readers(nb::module_& m) {
           "paths"_a.none(), nb::kw_only(), "text_field"_a.none() = "text",
           "fields"_a.none() = nb::tuple(), "format"_a.none() = "auto", "txt_mode"_a.none() = "line",
           "batch_size"_a.none() = 1024, "start"_a.none() = nb::none(), "strict"_a.none() = false,
-          "max_record_bytes"_a.none() = 256u << 20, "threads"_a.none() = 0, "options"_a,
+          "max_record_bytes"_a.none() = 256u << 20, "threads"_a.none() = 0,
+          "index_dir"_a.none() = nb::none(), "index_spacing"_a.none() = 4u << 20, "options"_a,
           nb::sig("def __init__(self, paths: str | os.PathLike[str] | "
                   "collections.abc.Sequence[str | os.PathLike[str]], *, text_field: str = 'text', "
                   "fields: collections.abc.Sequence[str] = (), format: str = 'auto', "
                   "txt_mode: str = 'line', batch_size: int = 1024, "
                   "start: StreamCoordinate | None = None, strict: bool = False, "
-                  "max_record_bytes: int = 268435456, threads: int = 0, **options: object) -> "
+                  "max_record_bytes: int = 268435456, threads: int = 0, "
+                  "index_dir: str | os.PathLike[str] | None = None, "
+                  "index_spacing: int = 4194304, **options: object) -> "
                   "None"))
       .def_prop_ro(
           "shards",

@@ -8,13 +8,16 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <deque>
+#include <filesystem>
 #include <mutex>
 
 #include "luminamoon/data/common/error.h"
 #include "luminamoon/data/common/suggest.h"
 #include "luminamoon/data/common/worker_pool.h"
 #include "luminamoon/data/readers/json_field.h"
+#include "readers/internal/access_index.h"
 #include "readers/internal/byte_source.h"
 #include "readers/internal/record_scanner.h"
 #include "readers/internal/shard_paths.h"
@@ -251,8 +254,9 @@ void ShardReader::State::open_next_shard() {
   };
   // Opened first, so that a missing path or a directory is reported as such whatever its name.
   std::string error;
-  source =
-      readers_internal::open_byte_source(path, readers_internal::detect_compression(path), error);
+  readers_internal::IndexOptions index{options.index_dir, options.index_spacing};
+  source = readers_internal::open_byte_source(path, readers_internal::detect_compression(path),
+                                              error, &index);
   if (!source) {
     shard_issue("cannot read shard: " + error);
     return;
@@ -551,6 +555,18 @@ ShardReader::ShardReader(const std::vector<std::string>& patterns, ShardReaderOp
       if (options.fields[i] == options.fields[j]) {
         throw InvalidArgument("ShardReader: fields lists '" + options.fields[i] + "' twice");
       }
+    }
+  }
+  if (options.index_spacing < readers_internal::kMinIndexSpacing) {
+    throw InvalidArgument("ShardReader: index_spacing must be >= 65536 (64 KiB), got " +
+                          std::to_string(options.index_spacing));
+  }
+  if (!options.index_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(options.index_dir, ec);
+    if (ec) throw IoError(ec.value(), options.index_dir, "cannot create index_dir");
+    if (!std::filesystem::is_directory(options.index_dir, ec)) {
+      throw IoError(ENOTDIR, options.index_dir, "index_dir is not a directory");
     }
   }
   state_ = std::make_unique<State>(std::move(options));

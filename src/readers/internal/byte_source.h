@@ -40,10 +40,18 @@ class ByteSource {
   bool decompression_failed_ = false;
 };
 
+// Access-point index of compressed shards (internal/access_index.h): kept in `dir` (none when
+// empty), one point per `spacing` uncompressed bytes.
+struct IndexOptions {
+  std::string dir;
+  std::uint64_t spacing = 4u << 20;
+};
+
 // Opens a shard for reading. Returns nullptr and sets `error` ("No such file or directory",
 // "it is a directory", "not a regular file") when it cannot be read.
 std::unique_ptr<ByteSource> open_byte_source(const std::string& path, Compression compression,
-                                             std::string& error);
+                                             std::string& error,
+                                             const IndexOptions* index = nullptr);
 
 // Counts '\n' in the first `count` bytes of the plain file `path`; nullopt if it cannot be read.
 std::optional<std::uint64_t> count_newlines_in_file(const std::string& path, std::uint64_t count);

@@ -41,6 +41,11 @@ struct ShardReaderOptions {
   bool strict = false;                            // first issue throws MalformedInputError
   std::uint64_t max_record_bytes = 256ull << 20;  // longer records are skipped, streamed past
   unsigned threads = 0;                           // JSON parsing workers; 0 = all cores
+  // Access-point indexes of .gz / .zst shards (docs/readers.md, "Access-point index"): kept in
+  // this directory (created if missing; none when empty), built while reading, used by `start`
+  // so a resume decodes at most `index_spacing` bytes instead of the whole prefix.
+  std::string index_dir;
+  std::uint64_t index_spacing = 4ull << 20;  // uncompressed bytes between points, >= 64 KiB
 };
 
 enum class IssueKind : std::uint8_t {

@@ -10,12 +10,14 @@ compressed file as the native decoders so a damaged stream loses exactly the sam
 
 from __future__ import annotations
 
+import errno
 import glob
 import json
 import math
 import os
 import re
 import stat
+import struct
 import zlib
 from collections.abc import Iterator, Sequence
 from types import TracebackType
@@ -24,6 +26,24 @@ from typing import Any, Final, TypeAlias
 from .._optional import require
 from ..errors import MalformedInputError
 from ._nocopy import NoCopy
+from .access_index import (
+    KIND_GZIP,
+    KIND_ZSTD,
+    MIN_SPACING,
+    Z_BLOCK,
+    Z_BUF_ERROR,
+    Z_NO_FLUSH,
+    Z_OK,
+    Z_STREAM_END,
+    AccessPoint,
+    IndexHeader,
+    Inflater,
+    decode_index,
+    encode_access_point,
+    encode_index_header,
+    index_file_name,
+    load_zlib,
+)
 from .coordinate import StreamCoordinate
 from .suggest import did_you_mean, reject_unknown_options
 
@@ -48,6 +68,8 @@ _OPTIONS: Final = (
     "strict",
     "max_record_bytes",
     "threads",
+    "index_dir",
+    "index_spacing",
 )
 _FORMATS: Final = ("auto", "jsonl", "txt")
 _TXT_MODES: Final = ("line", "paragraph", "file")
@@ -504,8 +526,94 @@ class _PlainSource(_Source):
         self._file.close()
 
 
+class _IndexFile:
+    """The access-point index of one compressed shard: what the file holds, and the appends.
+    Any I/O error disables it (it is a cache)."""
+
+    def __init__(self, path: str, header: IndexHeader) -> None:
+        self.path = path
+        self.header = header
+        self.usable = True
+        self.indexed_end = 0
+        self._loaded = False
+        self._matches = False
+        self._valid_bytes = 0
+        self._fd = -1
+
+    def load(self, target: int) -> AccessPoint | None:
+        self._loaded = True
+        try:
+            fd = _open_nonblocking(self.path)
+        except FileNotFoundError:
+            return None
+        except OSError:
+            self.usable = False
+            return None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                self.usable = False  # never write to a FIFO or a device named like an index
+                return None
+            os.set_blocking(fd, True)
+            chunks = []
+            while chunk := os.read(fd, 1 << 20):
+                chunks.append(chunk)
+        except OSError:
+            self.usable = False
+            return None
+        finally:
+            os.close(fd)
+        index, _ = decode_index(b"".join(chunks))
+        if index is None or index.header != self.header:
+            return None  # stale or foreign: rewritten at the first append
+        self._valid_bytes = index.valid_bytes
+        self._matches = True
+        best = None
+        for point in index.points:
+            self.indexed_end = point.uncompressed_offset
+            if point.uncompressed_offset <= target:
+                best = point
+        return best
+
+    def append(self, point: AccessPoint) -> None:
+        if not self.usable:
+            return
+        if not self._loaded:
+            self.load(0)
+        if not self.usable or point.uncompressed_offset <= self.indexed_end:
+            return
+        try:
+            if self._fd < 0:
+                self._fd = os.open(
+                    self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NONBLOCK, 0o644
+                )
+                if not stat.S_ISREG(os.fstat(self._fd).st_mode):
+                    raise OSError("not a regular file")
+                os.set_blocking(self._fd, True)
+                if not self._matches:
+                    header = encode_index_header(self.header)
+                    os.ftruncate(self._fd, 0)
+                    os.pwrite(self._fd, header, 0)
+                    self._valid_bytes = len(header)
+                    self._matches = True
+                else:
+                    os.ftruncate(self._fd, self._valid_bytes)  # drop a torn tail
+            record = encode_access_point(point)
+            os.pwrite(self._fd, record, self._valid_bytes)
+            self._valid_bytes += len(record)
+            self.indexed_end = point.uncompressed_offset
+        except OSError:
+            self.usable = False
+            self.close()
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
 class _CompressedSource(_Source):
-    """Feeds the decoder 4 KiB of compressed input per step; a failed step yields nothing."""
+    """Feeds the decoder 4 KiB of compressed input per step; a failed step yields nothing.
+    Feeds end on multiples of 4 KiB of the file, also after a resume from an access point."""
 
     def __init__(self, file: Any) -> None:
         self._file = file
@@ -513,16 +621,76 @@ class _CompressedSource(_Source):
         self._ready = b""
         self._ready_position = 0
         self._finished = False
+        self._index: _IndexFile | None = None
+        self._uoff = 0  # stream offset of the start of _ready
+        self._newlines = 0  # newlines before _uoff (counted while indexing)
+        self._chain = 0  # the last point: the next one is one spacing further
+        self._pending: list[tuple[int, AccessPoint]] = []
 
-    def _decode(self, data: bytes) -> tuple[bytes, str | None]:
+    def enable_index(self, index: _IndexFile) -> None:
+        self._index = index
+
+    def _decode(self, data: bytes, offset: int) -> tuple[bytes, str | None]:
         raise NotImplementedError
 
     def _finish(self) -> str | None:
         raise NotImplementedError
 
+    def _restart(self, point: AccessPoint, prime: int) -> bool:
+        raise NotImplementedError
+
     def _fail(self, message: str) -> None:
         self.error = message
         self.decompression_failed = True
+
+    def _indexing(self) -> bool:
+        return self._index is not None and self._index.usable
+
+    def _point_due(self, used: int) -> bool:
+        index = self._index
+        return (
+            index is not None
+            and index.usable
+            and self._uoff + used >= self._chain + index.header.spacing
+        )
+
+    def _offer_point(self, out: list[bytes], used: int, point: AccessPoint) -> None:
+        assert self._index is not None
+        self._chain = self._uoff + used
+        if self._chain <= self._index.indexed_end:
+            return
+        point.uncompressed_offset = self._chain
+        point.newlines = self._newlines + sum(piece.count(b"\n") for piece in out)
+        self._pending.append((used, point))
+
+    def skip(self, count: int) -> tuple[int, int | None]:
+        index = self._index
+        if index is not None and count > 0 and self._uoff == 0 and not self._finished:
+            point = index.load(count)
+            if point is not None:
+                prime, ok = 0, True
+                try:
+                    if point.bits:
+                        self._file.seek(point.compressed_offset - 1)
+                        byte = self._file.read(1)
+                        ok = len(byte) == 1
+                        prime = byte[0] if ok else 0
+                except OSError:
+                    ok = False
+                if ok and self._restart(point, prime):
+                    base = point.uncompressed_offset
+                    self._uoff = self._chain = base
+                    self._newlines = point.newlines
+                    aligned = point.compressed_offset // _FEED_BYTES * _FEED_BYTES
+                    self._file.seek(aligned)
+                    self._file_position = aligned
+                    self._skip_first = point.compressed_offset - aligned
+                    done, lines = super().skip(count - base)
+                    return base + done, point.newlines + (lines or 0)
+                self._file.seek(0)
+        return super().skip(count)
+
+    _skip_first = 0
 
     def read(self, size: int) -> bytes:
         while self._ready_position == len(self._ready):
@@ -535,26 +703,41 @@ class _CompressedSource(_Source):
         return piece
 
     def _produce(self) -> None:
+        offset = self._file_position
         try:
-            chunk = self._file.read(_FEED_BYTES)
+            want = _FEED_BYTES - offset % _FEED_BYTES
+            chunk = self._file.read(want)
         except OSError as exc:
             self.error = f"read error after {self._file_position} compressed bytes: {exc.strerror}"
             self._finished = True
             return
         self._file_position += len(chunk)
+        if self._skip_first:
+            chunk = chunk[self._skip_first :]
+            offset += self._skip_first
+            self._skip_first = 0
         if not chunk:
             message = self._finish()
             if message is not None:
                 self._fail(message)
             self._finished = True
             return
-        out, message = self._decode(chunk)
+        out, message = self._decode(chunk, offset)
         self._ready = out
+        if self._index is not None:
+            for used, point in self._pending:
+                if used <= len(out):
+                    self._index.append(point)
+            self._pending.clear()
+            self._newlines += out.count(b"\n")
+        self._uoff += len(out)
         if message is not None:
             self._fail(message)
             self._finished = True
 
     def close(self) -> None:
+        if self._index is not None:
+            self._index.close()
         self._file.close()
 
 
@@ -566,7 +749,7 @@ class _GzipSource(_CompressedSource):
         self._member: Any = None
         self._members = 0
 
-    def _decode(self, data: bytes) -> tuple[bytes, str | None]:
+    def _decode(self, data: bytes, offset: int) -> tuple[bytes, str | None]:
         out: list[bytes] = []
         while data:
             if self._member is None:
@@ -592,6 +775,124 @@ class _GzipSource(_CompressedSource):
             return None
         return "truncated gzip stream: the file ends inside a compressed member"
 
+    def _restart(self, point: AccessPoint, prime: int) -> bool:
+        return False  # the indexed reader is _IndexedGzipSource
+
+
+class _IndexedGzipSource(_CompressedSource):
+    """gzip through the system zlib (ctypes), stopping at every deflate block boundary so that one
+    per spacing becomes an access point; the same steps and checks as native's GzipSource."""
+
+    def __init__(self, file: Any, lib: Any) -> None:
+        super().__init__(file)
+        self._z = Inflater(lib)
+        self._in_member = False
+        self._raw = False  # resumed inside this member: raw deflate, trailer checked here
+        self._members = 0
+        self._member_size = 0
+        self._crc = 0
+        self._trailer = b""
+        self._trailer_needed = 0
+
+    def _end_member(self) -> None:
+        self._in_member = self._raw = False
+        self._members += 1
+
+    def _decode(self, data: bytes, offset: int) -> tuple[bytes, str | None]:  # noqa: C901, PLR0912
+        out: list[bytes] = []
+        pos = 0
+        size = len(data)
+        z = self._z
+        while pos < size:
+            if self._trailer_needed:
+                take = min(size - pos, self._trailer_needed)
+                self._trailer += data[pos : pos + take]
+                pos += take
+                self._trailer_needed -= take
+                if self._trailer_needed:
+                    break
+                crc, isize = struct.unpack("<II", self._trailer)
+                if crc != self._crc:
+                    return b"".join(out), "corrupt gzip stream: incorrect data check"
+                if isize != self._member_size & 0xFFFFFFFF:
+                    return b"".join(out), "corrupt gzip stream: incorrect length check"
+                self._end_member()
+                continue
+            if not self._in_member:
+                if self._members:
+                    while pos < size and data[pos] == 0:
+                        pos += 1
+                    if pos == size:
+                        break
+                z.reset(15 + 16)
+                self._in_member = True
+                self._raw = False
+                self._member_size = 0
+            # One step: this member over the rest of the feed.
+            step: list[bytes] = []
+            step_start = pos
+            z.set_input(data[pos:])
+            flush = Z_BLOCK if self._indexing() else Z_NO_FLUSH
+            used = sum(len(piece) for piece in out)
+            while True:
+                rc, produced, room_left = z.inflate(flush)
+                if produced:
+                    if self._raw:
+                        self._crc = zlib.crc32(produced, self._crc)
+                    step.append(produced)
+                    used += len(produced)
+                    self._member_size += len(produced)
+                if rc == Z_STREAM_END:
+                    break
+                if rc not in {Z_OK, Z_BUF_ERROR}:
+                    break
+                data_type = z.data_type
+                if flush == Z_BLOCK and data_type & 128 and not data_type & 64 and self._point_due(used):
+                    point = AccessPoint(
+                        offset + step_start + (size - step_start - z.avail_in),
+                        bits=data_type & 7,
+                        member_size=self._member_size,
+                        member_crc=self._crc if self._raw else z.adler,
+                        window=z.dictionary(),
+                    )
+                    self._offer_point(out + step, used, point)
+                if z.avail_in == 0 and room_left:
+                    break  # needs the next feed
+            if rc not in {Z_OK, Z_BUF_ERROR, Z_STREAM_END}:
+                reason = z.message or f"zlib error {rc}"
+                return b"".join(out), f"corrupt gzip stream: {reason}"
+            out.extend(step)
+            pos = size - z.avail_in
+            if rc == Z_STREAM_END:
+                if self._raw:
+                    self._trailer, self._trailer_needed = b"", 8
+                else:
+                    self._end_member()
+        return b"".join(out), None
+
+    def _finish(self) -> str | None:
+        if not self._in_member:
+            return None
+        return "truncated gzip stream: the file ends inside a compressed member"
+
+    def _restart(self, point: AccessPoint, prime: int) -> bool:
+        z = self._z
+        z.reset(-15)
+        if point.bits and not z.prime(point.bits, prime >> (8 - point.bits)):
+            return False
+        if point.window and not z.set_dictionary(point.window):
+            return False
+        self._in_member = self._raw = True
+        self._members = 1
+        self._member_size = point.member_size
+        self._crc = point.member_crc
+        self._trailer, self._trailer_needed = b"", 0
+        return True
+
+    def close(self) -> None:
+        self._z.close()
+        super().close()
+
 
 class _ZstdSource(_CompressedSource):
     """zstd frames one after another."""
@@ -601,11 +902,16 @@ class _ZstdSource(_CompressedSource):
         self._zstd = zstandard
         self._frame: Any = None
 
-    def _decode(self, data: bytes) -> tuple[bytes, str | None]:
+    def _decode(self, data: bytes, offset: int) -> tuple[bytes, str | None]:
         out: list[bytes] = []
+        total = len(data)
         while data:
             if self._frame is None:
                 self._frame = self._zstd.ZstdDecompressor().decompressobj()
+                used = sum(len(piece) for piece in out)
+                if self._point_due(used):
+                    point = AccessPoint(offset + total - len(data))
+                    self._offer_point(out, used, point)
             try:
                 out.append(self._frame.decompress(data))
             except self._zstd.ZstdError as exc:
@@ -622,6 +928,10 @@ class _ZstdSource(_CompressedSource):
             return None
         return "truncated zstd stream: the file ends inside a frame"
 
+    def _restart(self, point: AccessPoint, prime: int) -> bool:
+        self._frame = None
+        return True
+
 
 def _import_zstandard() -> Any:
     # Optional, only for .zst shards; the native backend has zstd built in.
@@ -634,7 +944,9 @@ def _open_nonblocking(path: str) -> int:
     return os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
 
 
-def _open_source(path: str, compression: str) -> tuple[_Source | None, str]:
+def _open_source(
+    path: str, compression: str, index: tuple[str, int] | None = None
+) -> tuple[_Source | None, str]:
     try:
         fd = _open_nonblocking(path)
     except IsADirectoryError:
@@ -653,17 +965,30 @@ def _open_source(path: str, compression: str) -> tuple[_Source | None, str]:
         os.close(fd)  # FIFOs and devices could block or never end: never a hang
         return None, "not a regular file"
     os.set_blocking(fd, True)
+    info = os.fstat(fd)
     file = open(fd, "rb")  # noqa: SIM115 - the source owns it
+    source: _CompressedSource
     if compression == "gzip":
-        return _GzipSource(file), ""
-    if compression == "zstd":
+        lib = load_zlib() if index is not None else None
+        source = _IndexedGzipSource(file, lib) if lib is not None else _GzipSource(file)
+        kind = KIND_GZIP
+    elif compression == "zstd":
         try:
             zstandard = _import_zstandard()
         except ImportError:
             file.close()
             raise
-        return _ZstdSource(file, zstandard), ""
-    return _PlainSource(file), ""
+        source = _ZstdSource(file, zstandard)
+        kind = KIND_ZSTD
+    else:
+        return _PlainSource(file), ""
+    if index is not None and not (kind == KIND_GZIP and isinstance(source, _GzipSource)):
+        directory, spacing = index
+        encoded = os.fsencode(path)
+        header = IndexHeader(kind, spacing, info.st_size, info.st_mtime_ns, encoded)
+        index_path = os.path.join(directory, index_file_name(encoded, kind))
+        source.enable_index(_IndexFile(index_path, header))
+    return source, ""
 
 
 def _count_newlines_in_file(path: str, count: int) -> int | None:
@@ -1131,6 +1456,8 @@ class ShardReader(NoCopy):
         strict: bool = False,
         max_record_bytes: int = 256 * 2**20,
         threads: int = 0,
+        index_dir: PathArg | None = None,
+        index_spacing: int = 4 << 20,
         **options: object,
     ) -> None:
         reject_unknown_options("ShardReader", options, _OPTIONS)
@@ -1152,6 +1479,16 @@ class ShardReader(NoCopy):
             raise TypeError(f"ShardReader: strict must be a bool, got {type(strict).__name__}")
         limit = _check_positive("max_record_bytes", max_record_bytes)
         _check_uint("threads", threads, _U32_MAX)  # the fallback parses on the calling thread
+        spacing = _check_uint("index_spacing", index_spacing, 2**62)
+        if spacing < MIN_SPACING:
+            raise ValueError(
+                f"ShardReader: index_spacing must be >= 65536 (64 KiB), got {spacing}"
+            )
+        self._index: tuple[str, int] | None = None
+        if index_dir is not None:
+            directory = _path_of(index_dir)
+            if not directory:
+                raise ValueError("ShardReader: index_dir is empty")
         patterns = _patterns(paths)
         for i, name in enumerate(field_names):
             if name in field_names[:i]:
@@ -1224,6 +1561,11 @@ class ShardReader(NoCopy):
             self._next_shard = self._resume_shard = start.shard_id
             self._first_offset = start.byte_offset
             self._global_row = start.global_row_idx
+        if index_dir is not None:
+            os.makedirs(directory, exist_ok=True)
+            if not os.path.isdir(directory):
+                raise NotADirectoryError(errno.ENOTDIR, "index_dir is not a directory", directory)
+            self._index = (directory, spacing)
         for pattern in unmatched:
             self._record_issue(
                 ReadIssue(
@@ -1332,7 +1674,7 @@ class ShardReader(NoCopy):
             self._next_shard += 1
 
         # Opened first, so that a missing path or a directory is reported as such.
-        source, error = _open_source(path, _compression(path))
+        source, error = _open_source(path, _compression(path), self._index)
         if source is None:
             shard_issue(f"cannot read shard: {error}")
             return
