@@ -42,6 +42,18 @@ std::uint64_t to_positive(nb::handle value, const char* what) {
                             .c_str());
 }
 
+// http_backoff / http_timeout: an int or float (not bool) of seconds; range checked by the core.
+double to_seconds(nb::handle value, const char* what) {
+  if ((PyLong_Check(value.ptr()) || PyFloat_Check(value.ptr())) && !PyBool_Check(value.ptr())) {
+    const double v = PyFloat_AsDouble(value.ptr());
+    if (!(v == -1.0 && PyErr_Occurred())) return v;
+    PyErr_Clear();
+  }
+  throw nb::type_error(("ShardReader: " + std::string(what) + " must be a number of seconds, got " +
+                        std::string(nb::type_name(value.type()).c_str()))
+                           .c_str());
+}
+
 std::vector<std::string> shard_patterns(nb::handle paths) {
   nb::object os = nb::module_::import_("os");
   if (PyUnicode_Check(paths.ptr()) || PyBytes_Check(paths.ptr()) ||
@@ -294,11 +306,13 @@ void bind_readers(nb::module_& m) {
           [](ShardReader* self, nb::handle paths, nb::handle text_field, nb::handle fields,
              nb::handle format, nb::handle txt_mode, nb::handle batch_size, nb::handle start,
              nb::handle strict, nb::handle max_record_bytes, nb::handle threads,
-             nb::handle index_dir, nb::handle index_spacing, const nb::kwargs& options) {
+             nb::handle index_dir, nb::handle index_spacing, nb::handle http_retries,
+             nb::handle http_backoff, nb::handle http_timeout, const nb::kwargs& options) {
             reject_unknown_kwargs("ShardReader", options,
                                   {"text_field", "fields", "format", "txt_mode", "batch_size",
                                    "start", "strict", "max_record_bytes", "threads", "index_dir",
-                                   "index_spacing"});
+                                   "index_spacing", "http_retries", "http_backoff",
+                                   "http_timeout"});
             ShardReaderOptions o;
             o.text_field = to_str(text_field, "ShardReader", "text_field");
             o.fields = field_list(fields);
@@ -320,6 +334,9 @@ void bind_readers(nb::module_& m) {
               if (o.index_dir.empty()) throw nb::value_error("ShardReader: index_dir is empty");
             }
             o.index_spacing = to_unsigned(index_spacing, "index_spacing", 1ull << 62);
+            o.http_retries = static_cast<unsigned>(to_unsigned(http_retries, "http_retries", 100));
+            o.http_backoff = to_seconds(http_backoff, "http_backoff");
+            o.http_timeout = to_seconds(http_timeout, "http_timeout");
             std::vector<std::string> patterns = shard_patterns(paths);
             nb::gil_scoped_release release;
             new (self) ShardReader(patterns, std::move(o));
@@ -328,7 +345,9 @@ void bind_readers(nb::module_& m) {
           "fields"_a.none() = nb::tuple(), "format"_a.none() = "auto", "txt_mode"_a.none() = "line",
           "batch_size"_a.none() = 1024, "start"_a.none() = nb::none(), "strict"_a.none() = false,
           "max_record_bytes"_a.none() = 256u << 20, "threads"_a.none() = 0,
-          "index_dir"_a.none() = nb::none(), "index_spacing"_a.none() = 4u << 20, "options"_a,
+          "index_dir"_a.none() = nb::none(), "index_spacing"_a.none() = 4u << 20,
+          "http_retries"_a.none() = 4, "http_backoff"_a.none() = 0.5,
+          "http_timeout"_a.none() = 30.0, "options"_a,
           nb::sig("def __init__(self, paths: str | os.PathLike[str] | "
                   "collections.abc.Sequence[str | os.PathLike[str]], *, text_field: str = 'text', "
                   "fields: collections.abc.Sequence[str] = (), format: str = 'auto', "
@@ -336,7 +355,9 @@ void bind_readers(nb::module_& m) {
                   "start: StreamCoordinate | None = None, strict: bool = False, "
                   "max_record_bytes: int = 268435456, threads: int = 0, "
                   "index_dir: str | os.PathLike[str] | None = None, "
-                  "index_spacing: int = 4194304, **options: object) -> "
+                  "index_spacing: int = 4194304, http_retries: int = 4, "
+                  "http_backoff: float = 0.5, http_timeout: float = 30.0, "
+                  "**options: object) -> "
                   "None"))
       .def_prop_ro(
           "shards",

@@ -15,6 +15,7 @@
 
 #include "common/internal/posix_file.h"
 #include "readers/internal/access_index.h"
+#include "readers/internal/shard_input.h"
 #include "luminamoon/data/common/error.h"
 
 namespace luminamoon::data::readers_internal {
@@ -30,38 +31,52 @@ static_assert(kCompressedReadBytes % kCompressedFeedBytes == 0);
 
 std::string errno_text(int error_number) { return std::strerror(error_number); }
 
+// A local file through PosixFile.
+class FileInput final : public ShardInput {
+ public:
+  FileInput(PosixFile file, std::uint64_t size, ShardIdentity identity)
+      : file_(std::move(file)), size_(size), identity_(identity) {}
+
+  std::size_t pread_some(void* buffer, std::size_t size, std::uint64_t offset) override {
+    try {
+      return file_.pread_some(buffer, size, offset);
+    } catch (const IoError& e) {
+      throw InputError(errno_text(e.error_number()));
+    }
+  }
+  std::uint64_t size() const override { return size_; }
+  ShardIdentity identity() const override { return identity_; }
+
+ private:
+  PosixFile file_;
+  std::uint64_t size_;
+  ShardIdentity identity_;
+};
+
 class PlainSource final : public ByteSource {
  public:
-  explicit PlainSource(PosixFile file) : file_(std::move(file)) {}
+  explicit PlainSource(std::unique_ptr<ShardInput> input) : input_(std::move(input)) {}
 
   std::size_t read(char* out, std::size_t capacity) override {
     if (failed() || capacity == 0) return 0;
     try {
-      const std::size_t n = file_.pread_some(out, std::min(capacity, kFileReadBytes), position_);
+      const std::size_t n = input_->pread_some(out, std::min(capacity, kFileReadBytes), position_);
       position_ += n;
       return n;
-    } catch (const IoError& e) {
-      error_ = "read error after " + std::to_string(position_) +
-               " bytes: " + errno_text(e.error_number());
+    } catch (const InputError& e) {
+      error_ = "read error after " + std::to_string(position_) + " bytes: " + e.what();
       return 0;
     }
   }
 
   std::uint64_t skip(std::uint64_t count, std::optional<std::uint64_t>& newlines) override {
     newlines.reset();
-    std::uint64_t size = 0;
-    try {
-      size = file_.size();
-    } catch (const IoError& e) {
-      error_ = "cannot stat: " + errno_text(e.error_number());
-      return 0;
-    }
-    position_ = std::min(count, size);
+    position_ = std::min(count, input_->size());
     return position_;
   }
 
  private:
-  PosixFile file_;
+  std::unique_ptr<ShardInput> input_;
   std::uint64_t position_ = 0;
 };
 
@@ -151,7 +166,7 @@ class IndexFile {
 // access point, so a resumed read fails (and drops) exactly where a read from the start would.
 class CompressedSource : public ByteSource {
  public:
-  explicit CompressedSource(PosixFile file)
+  explicit CompressedSource(std::unique_ptr<ShardInput> file)
       : file_(std::move(file)), input_(kCompressedReadBytes) {}
 
   std::size_t read(char* out, std::size_t capacity) override {
@@ -176,8 +191,8 @@ class CompressedSource : public ByteSource {
         bool ok = true;
         if (point->bits > 0) {
           try {
-            ok = file_.pread_some(&prime, 1, point->compressed_offset - 1) == 1;
-          } catch (const IoError&) {
+            ok = file_->pread_some(&prime, 1, point->compressed_offset - 1) == 1;
+          } catch (const InputError&) {
             ok = false;
           }
         }
@@ -235,10 +250,9 @@ class CompressedSource : public ByteSource {
   void produce() {
     if (in_pos_ == in_end_) {
       try {
-        in_end_ = file_.pread_some(input_.data(), input_.size(), file_pos_);
-      } catch (const IoError& e) {
-        error_ = "read error after " + std::to_string(file_pos_) +
-                 " compressed bytes: " + errno_text(e.error_number());
+        in_end_ = file_->pread_some(input_.data(), input_.size(), file_pos_);
+      } catch (const InputError& e) {
+        error_ = "read error after " + std::to_string(file_pos_) + " compressed bytes: " + e.what();
         finished_ = true;
         return;
       }
@@ -269,7 +283,7 @@ class CompressedSource : public ByteSource {
     if (!ok) finished_ = true;
   }
 
-  PosixFile file_;
+  std::unique_ptr<ShardInput> file_;
   std::uint64_t file_pos_ = 0;
   std::vector<unsigned char> input_;
   std::size_t in_pos_ = 0, in_end_ = 0;
@@ -301,7 +315,7 @@ std::uint32_t le32(const unsigned char* p) {
 // and its trailer is checked here against the CRC and size carried by the point.
 class GzipSource final : public CompressedSource {
  public:
-  explicit GzipSource(PosixFile file) : CompressedSource(std::move(file)) {
+  explicit GzipSource(std::unique_ptr<ShardInput> file) : CompressedSource(std::move(file)) {
     if (inflateInit2(&stream_, 15 + 16) != Z_OK) throw std::bad_alloc();
   }
   ~GzipSource() override { inflateEnd(&stream_); }
@@ -444,7 +458,8 @@ class GzipSource final : public CompressedSource {
 // one per spacing. A single-frame file has none (zstd cannot restart inside a frame).
 class ZstdSource final : public CompressedSource {
  public:
-  explicit ZstdSource(PosixFile file) : CompressedSource(std::move(file)), ctx_(ZSTD_createDCtx()) {
+  explicit ZstdSource(std::unique_ptr<ShardInput> file)
+      : CompressedSource(std::move(file)), ctx_(ZSTD_createDCtx()) {
     if (ctx_ == nullptr) throw std::bad_alloc();
   }
   ~ZstdSource() override { ZSTD_freeDCtx(ctx_); }
@@ -523,10 +538,11 @@ std::uint64_t ByteSource::skip(std::uint64_t count, std::optional<std::uint64_t>
   return done;
 }
 
-std::unique_ptr<ByteSource> open_byte_source(const std::string& path, Compression compression,
-                                             std::string& error, const IndexOptions* index) {
-  // Non-blocking open: a FIFO with no writer would block O_RDONLY forever. The file type is
-  // checked on the descriptor (no stat-then-open race); blocking mode is restored for reads.
+namespace {
+
+// The input of a local file: non-blocking open (a FIFO with no writer would block O_RDONLY
+// forever), the type checked on the descriptor (no stat-then-open race), blocking mode restored.
+std::unique_ptr<ShardInput> open_file_input(const std::string& path, std::string& error) {
   int fd;
   do {
     fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -555,32 +571,105 @@ std::unique_ptr<ByteSource> open_byte_source(const std::string& path, Compressio
     error = errno_text(errno);
     return nullptr;
   }
+  ShardIdentity identity;
+  identity.size = static_cast<std::uint64_t>(st.st_size);
+  identity.mtime_ns =
+      static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  return std::make_unique<FileInput>(std::move(file), identity.size, identity);
+}
+
+// "LMHTTP 1\nsize 5\netag \"a\"\n..." -> "size 5, etag \"a\", ..." for messages.
+std::string describe_validators(std::string_view text) {
+  std::string out;
+  std::size_t line = 0;
+  while (!text.empty()) {
+    const std::size_t nl = text.find('\n');
+    const std::string_view part = text.substr(0, nl);
+    if (line++ > 0) out += (out.empty() ? "" : ", ") + std::string(part);
+    if (nl == std::string_view::npos) break;
+    text.remove_prefix(nl + 1);
+  }
+  return out;
+}
+
+// The validators of a URL kept beside the checkpoint: written when the shard is read from its
+// start, compared when it is resumed. A mismatch sets `error` (the shard changed).
+bool check_remote_validators(const std::string& dir, const std::string& url,
+                             const std::string& current, std::uint64_t start, std::string& error) {
+  const std::string path = dir + "/" + index_file_name(url, IndexKind::kGzip).substr(0, 16) + ".http";
+  std::string stored;
+  bool have = false;
+  try {
+    PosixFile file = PosixFile::open_if_exists(path, O_RDONLY);
+    if (file.valid() && file.non_regular_kind().empty()) {
+      stored.resize(static_cast<std::size_t>(std::min<std::uint64_t>(file.size(), 1 << 16)));
+      stored.resize(file.pread_some(stored.data(), stored.size(), 0));
+      have = true;
+    }
+  } catch (const IoError&) {
+    have = false;
+  }
+  if (start > 0 && have && stored != current) {
+    error = "the remote shard changed since it was first read (then: " +
+            describe_validators(stored) + "; now: " + describe_validators(current) +
+            "); resuming would mix two versions of the file: restore it, or restart this shard "
+            "from offset 0";
+    return false;
+  }
+  if (start == 0 || !have) {
+    try {
+      PosixFile file = PosixFile::open(path, O_WRONLY | O_CREAT | O_TRUNC);
+      file.pwrite_all(current.data(), current.size(), 0);
+    } catch (const IoError&) {
+      // A cache like the index: reading goes on without it.
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::unique_ptr<ByteSource> open_byte_source(const std::string& path, Compression compression,
+                                             std::string& error, const SourceOptions* options) {
+  const SourceOptions defaults;
+  const SourceOptions& o = options != nullptr ? *options : defaults;
+  std::unique_ptr<ShardInput> input;
+  if (is_url(path)) {
+    input = open_http_input(path, o.http, error);
+    if (input && !o.index.dir.empty() &&
+        !check_remote_validators(o.index.dir, path, input->validators(), o.start, error)) {
+      return nullptr;
+    }
+  } else {
+    input = open_file_input(path, error);
+  }
+  if (!input) return nullptr;
+  const ShardIdentity identity = input->identity();
   std::unique_ptr<CompressedSource> source;
   switch (compression) {
     case Compression::kGzip:
-      source = std::make_unique<GzipSource>(std::move(file));
+      source = std::make_unique<GzipSource>(std::move(input));
       break;
     case Compression::kZstd:
-      source = std::make_unique<ZstdSource>(std::move(file));
+      source = std::make_unique<ZstdSource>(std::move(input));
       break;
     case Compression::kNone:
-      return std::make_unique<PlainSource>(std::move(file));
+      return std::make_unique<PlainSource>(std::move(input));
   }
-  if (index != nullptr && !index->dir.empty()) {
+  if (!o.index.dir.empty()) {
     IndexHeader header;
     header.kind = compression == Compression::kGzip ? IndexKind::kGzip : IndexKind::kZstd;
-    header.spacing = index->spacing;
-    header.identity.size = static_cast<std::uint64_t>(st.st_size);
-    header.identity.mtime_ns =
-        static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+    header.spacing = o.index.spacing;
+    header.identity = identity;
     header.path = path;
-    std::string file_path = index->dir + "/" + index_file_name(path, header.kind);
+    std::string file_path = o.index.dir + "/" + index_file_name(path, header.kind);
     source->enable_index(std::make_unique<IndexFile>(std::move(file_path), std::move(header)));
   }
   return source;
 }
 
 std::optional<std::uint64_t> count_newlines_in_file(const std::string& path, std::uint64_t count) {
+  if (is_url(path)) return std::nullopt;  // not fetched again just for a line number
   try {
     PosixFile file = PosixFile::open(path, O_RDONLY);
     std::vector<char> buffer(kFileReadBytes);

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "readers/internal/shard_input.h"
+
 namespace luminamoon::data::readers_internal {
 namespace {
 
@@ -24,7 +26,8 @@ bool has_glob_magic(std::string_view pattern) noexcept {
 }
 
 std::vector<std::string> expand_pattern(const std::string& pattern) {
-  if (!has_glob_magic(pattern)) return {pattern};
+  // A URL is one shard: its '?' starts a query, not a glob.
+  if (!has_glob_magic(pattern) || is_url(pattern)) return {pattern};
   glob_t matches{};
   // GLOB_NOESCAPE: a backslash is an ordinary character, as in Python's glob on POSIX.
   const int rc = ::glob(pattern.c_str(), GLOB_NOESCAPE | GLOB_NOSORT, nullptr, &matches);
@@ -52,6 +55,7 @@ std::string_view strip_compression(std::string_view name) {
 }  // namespace
 
 Compression detect_compression(std::string_view path) {
+  path = name_for_format(path);
   if (ends_with_ascii_nocase(path, ".gz")) return Compression::kGzip;
   if (ends_with_ascii_nocase(path, ".zst") || ends_with_ascii_nocase(path, ".zstd")) {
     return Compression::kZstd;
@@ -61,7 +65,7 @@ Compression detect_compression(std::string_view path) {
 
 std::optional<ShardFormat> detect_format(std::string_view path, ShardFormat requested) {
   if (requested != ShardFormat::kAuto) return requested;
-  const std::string_view name = strip_compression(path);
+  const std::string_view name = strip_compression(name_for_format(path));
   for (const std::string_view ext : {".jsonl", ".json", ".ndjson"}) {
     if (ends_with_ascii_nocase(name, ext)) return ShardFormat::kJsonl;
   }

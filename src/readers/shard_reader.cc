@@ -254,9 +254,12 @@ void ShardReader::State::open_next_shard() {
   };
   // Opened first, so that a missing path or a directory is reported as such whatever its name.
   std::string error;
-  readers_internal::IndexOptions index{options.index_dir, options.index_spacing};
+  readers_internal::SourceOptions source_options;
+  source_options.index = {options.index_dir, options.index_spacing};
+  source_options.http = {options.http_retries, options.http_backoff, options.http_timeout};
+  source_options.start = start;
   source = readers_internal::open_byte_source(path, readers_internal::detect_compression(path),
-                                              error, &index);
+                                              error, &source_options);
   if (!source) {
     shard_issue("cannot read shard: " + error);
     return;
@@ -560,6 +563,16 @@ ShardReader::ShardReader(const std::vector<std::string>& patterns, ShardReaderOp
   if (options.index_spacing < readers_internal::kMinIndexSpacing) {
     throw InvalidArgument("ShardReader: index_spacing must be >= 65536 (64 KiB), got " +
                           std::to_string(options.index_spacing));
+  }
+  if (options.http_retries > 100) {
+    throw InvalidArgument("ShardReader: http_retries must be in [0, 100], got " +
+                          std::to_string(options.http_retries));
+  }
+  if (!(options.http_backoff >= 0 && options.http_backoff <= 3600)) {
+    throw InvalidArgument("ShardReader: http_backoff must be in [0, 3600] seconds");
+  }
+  if (!(options.http_timeout > 0 && options.http_timeout <= 86400)) {
+    throw InvalidArgument("ShardReader: http_timeout must be in (0, 86400] seconds");
   }
   if (!options.index_dir.empty()) {
     std::error_code ec;

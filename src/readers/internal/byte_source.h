@@ -10,6 +10,8 @@
 #include <optional>
 #include <string>
 
+#include "readers/internal/shard_input.h"
+
 namespace luminamoon::data::readers_internal {
 
 enum class Compression : std::uint8_t { kNone, kGzip, kZstd };
@@ -47,11 +49,20 @@ struct IndexOptions {
   std::uint64_t spacing = 4u << 20;
 };
 
-// Opens a shard for reading. Returns nullptr and sets `error` ("No such file or directory",
-// "it is a directory", "not a regular file") when it cannot be read.
+// How a shard is opened: its index, http(s) behaviour, and the offset reading starts at (a URL's
+// validators kept in the index directory are checked when it is not 0).
+struct SourceOptions {
+  IndexOptions index;
+  HttpOptions http;
+  std::uint64_t start = 0;
+};
+
+// Opens a shard (a local path or an http(s) URL) for reading. Returns nullptr and sets `error`
+// ("No such file or directory", "it is a directory", "not a regular file", "HTTP 404", ...)
+// when it cannot be read.
 std::unique_ptr<ByteSource> open_byte_source(const std::string& path, Compression compression,
                                              std::string& error,
-                                             const IndexOptions* index = nullptr);
+                                             const SourceOptions* options = nullptr);
 
 // Counts '\n' in the first `count` bytes of the plain file `path`; nullopt if it cannot be read.
 std::optional<std::uint64_t> count_newlines_in_file(const std::string& path, std::uint64_t count);

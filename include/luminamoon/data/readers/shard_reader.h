@@ -46,6 +46,12 @@ struct ShardReaderOptions {
   // so a resume decodes at most `index_spacing` bytes instead of the whole prefix.
   std::string index_dir;
   std::uint64_t index_spacing = 4ull << 20;  // uncompressed bytes between points, >= 64 KiB
+  // http(s):// shards (HTTP/1.1 Range requests): extra attempts after a 5xx, a timeout or a
+  // connection error, the wait before the first retry (doubled each time, at most 60 s), and the
+  // limit per request, in seconds.
+  unsigned http_retries = 4;
+  double http_backoff = 0.5;
+  double http_timeout = 30.0;
 };
 
 enum class IssueKind : std::uint8_t {

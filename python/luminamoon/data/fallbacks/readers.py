@@ -45,6 +45,7 @@ from .access_index import (
     load_zlib,
 )
 from .coordinate import StreamCoordinate
+from .http_input import FileInput, HttpInput, InputError, is_url, name_for_format, open_http_input
 from .suggest import did_you_mean, reject_unknown_options
 
 __all__ = ["DocumentBatch", "ReadIssue", "ShardReader", "extract_field"]
@@ -70,6 +71,9 @@ _OPTIONS: Final = (
     "threads",
     "index_dir",
     "index_spacing",
+    "http_retries",
+    "http_backoff",
+    "http_timeout",
 )
 _FORMATS: Final = ("auto", "jsonl", "txt")
 _TXT_MODES: Final = ("line", "paragraph", "file")
@@ -501,29 +505,27 @@ class _Source:
 
 
 class _PlainSource(_Source):
-    def __init__(self, file: Any) -> None:
-        self._file = file
+    def __init__(self, source: Any) -> None:
+        self._input = source
         self._position = 0
 
     def read(self, size: int) -> bytes:
         if self.error:
             return b""
         try:
-            data: bytes = self._file.read(min(size, 1 << 20))
-        except OSError as exc:
-            self.error = f"read error after {self._position} bytes: {exc.strerror}"
+            data: bytes = self._input.pread(min(size, 1 << 20), self._position)
+        except InputError as exc:
+            self.error = f"read error after {self._position} bytes: {exc}"
             return b""
         self._position += len(data)
         return data
 
     def skip(self, count: int) -> tuple[int, int | None]:
-        size = os.fstat(self._file.fileno()).st_size
-        self._position = min(count, size)
-        self._file.seek(self._position)
+        self._position = min(count, self._input.size)
         return self._position, None
 
     def close(self) -> None:
-        self._file.close()
+        self._input.close()
 
 
 class _IndexFile:
@@ -615,8 +617,8 @@ class _CompressedSource(_Source):
     """Feeds the decoder 4 KiB of compressed input per step; a failed step yields nothing.
     Feeds end on multiples of 4 KiB of the file, also after a resume from an access point."""
 
-    def __init__(self, file: Any) -> None:
-        self._file = file
+    def __init__(self, source: Any) -> None:
+        self._input = source
         self._file_position = 0
         self._ready = b""
         self._ready_position = 0
@@ -671,23 +673,20 @@ class _CompressedSource(_Source):
                 prime, ok = 0, True
                 try:
                     if point.bits:
-                        self._file.seek(point.compressed_offset - 1)
-                        byte = self._file.read(1)
+                        byte = self._input.pread(1, point.compressed_offset - 1)
                         ok = len(byte) == 1
                         prime = byte[0] if ok else 0
-                except OSError:
+                except InputError:
                     ok = False
                 if ok and self._restart(point, prime):
                     base = point.uncompressed_offset
                     self._uoff = self._chain = base
                     self._newlines = point.newlines
                     aligned = point.compressed_offset // _FEED_BYTES * _FEED_BYTES
-                    self._file.seek(aligned)
                     self._file_position = aligned
                     self._skip_first = point.compressed_offset - aligned
                     done, lines = super().skip(count - base)
                     return base + done, point.newlines + (lines or 0)
-                self._file.seek(0)
         return super().skip(count)
 
     _skip_first = 0
@@ -706,9 +705,9 @@ class _CompressedSource(_Source):
         offset = self._file_position
         try:
             want = _FEED_BYTES - offset % _FEED_BYTES
-            chunk = self._file.read(want)
-        except OSError as exc:
-            self.error = f"read error after {self._file_position} compressed bytes: {exc.strerror}"
+            chunk = self._input.pread(want, offset)
+        except InputError as exc:
+            self.error = f"read error after {self._file_position} compressed bytes: {exc}"
             self._finished = True
             return
         self._file_position += len(chunk)
@@ -738,14 +737,14 @@ class _CompressedSource(_Source):
     def close(self) -> None:
         if self._index is not None:
             self._index.close()
-        self._file.close()
+        self._input.close()
 
 
 class _GzipSource(_CompressedSource):
     """gzip members one after another; zero padding between members is skipped."""
 
-    def __init__(self, file: Any) -> None:
-        super().__init__(file)
+    def __init__(self, source: Any) -> None:
+        super().__init__(source)
         self._member: Any = None
         self._members = 0
 
@@ -783,8 +782,8 @@ class _IndexedGzipSource(_CompressedSource):
     """gzip through the system zlib (ctypes), stopping at every deflate block boundary so that one
     per spacing becomes an access point; the same steps and checks as native's GzipSource."""
 
-    def __init__(self, file: Any, lib: Any) -> None:
-        super().__init__(file)
+    def __init__(self, source: Any, lib: Any) -> None:
+        super().__init__(source)
         self._z = Inflater(lib)
         self._in_member = False
         self._raw = False  # resumed inside this member: raw deflate, trailer checked here
@@ -897,8 +896,8 @@ class _IndexedGzipSource(_CompressedSource):
 class _ZstdSource(_CompressedSource):
     """zstd frames one after another."""
 
-    def __init__(self, file: Any, zstandard: Any) -> None:
-        super().__init__(file)
+    def __init__(self, source: Any, zstandard: Any) -> None:
+        super().__init__(source)
         self._zstd = zstandard
         self._frame: Any = None
 
@@ -944,9 +943,7 @@ def _open_nonblocking(path: str) -> int:
     return os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
 
 
-def _open_source(
-    path: str, compression: str, index: tuple[str, int] | None = None
-) -> tuple[_Source | None, str]:
+def _open_file_input(path: str) -> tuple[FileInput | None, str]:
     try:
         fd = _open_nonblocking(path)
     except IsADirectoryError:
@@ -954,44 +951,106 @@ def _open_source(
     except OSError as exc:
         return None, str(exc.strerror or exc)
     try:
-        mode = os.fstat(fd).st_mode
+        info = os.fstat(fd)
     except OSError as exc:
         os.close(fd)
         return None, str(exc.strerror)
-    if stat.S_ISDIR(mode):
+    if stat.S_ISDIR(info.st_mode):
         os.close(fd)
         return None, "it is a directory"
-    if not stat.S_ISREG(mode):
+    if not stat.S_ISREG(info.st_mode):
         os.close(fd)  # FIFOs and devices could block or never end: never a hang
         return None, "not a regular file"
     os.set_blocking(fd, True)
-    info = os.fstat(fd)
-    file = open(fd, "rb")  # noqa: SIM115 - the source owns it
+    return FileInput(fd, info.st_size, info.st_mtime_ns), ""
+
+
+def _describe_validators(text: bytes) -> str:
+    return ", ".join(text.decode("latin-1").split("\n")[1:]).rstrip(", ")
+
+
+def _check_remote_validators(
+    directory: str, url: str, current: bytes, start: int
+) -> str | None:
+    """A URL's validators kept beside the checkpoint: written when the shard is read from its
+    start, compared when it is resumed; the error message when the remote file changed."""
+    name = index_file_name(os.fsencode(url), KIND_GZIP)[:16] + ".http"
+    path = os.path.join(directory, name)
+    stored: bytes | None = None
+    try:
+        fd = _open_nonblocking(path)
+        try:
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                os.set_blocking(fd, True)
+                stored = os.pread(fd, 1 << 16, 0)
+        finally:
+            os.close(fd)
+    except OSError:
+        stored = None
+    if start > 0 and stored is not None and stored != current:
+        return (
+            f"the remote shard changed since it was first read (then: "
+            f"{_describe_validators(stored)}; now: {_describe_validators(current)}); resuming "
+            "would mix two versions of the file: restore it, or restart this shard from offset 0"
+        )
+    if start == 0 or stored is None:
+        try:
+            with open(path, "wb") as out:
+                out.write(current)
+        except OSError:
+            pass  # a cache like the index: reading goes on without it
+    return None
+
+
+def _open_source(
+    path: str,
+    compression: str,
+    index: tuple[str, int] | None = None,
+    http: tuple[int, float, float] = (4, 0.5, 30.0),
+    start: int = 0,
+) -> tuple[_Source | None, str]:
+    source_input: FileInput | HttpInput | None
+    if is_url(path):
+        source_input, error = open_http_input(path, *http)
+        if source_input is not None and index is not None:
+            message = _check_remote_validators(index[0], path, source_input.validators(), start)
+            if message is not None:
+                source_input.close()
+                return None, message
+    else:
+        source_input, error = _open_file_input(path)
+    if source_input is None:
+        return None, error
+    size, mtime_ns = source_input.identity()
     source: _CompressedSource
     if compression == "gzip":
         lib = load_zlib() if index is not None else None
-        source = _IndexedGzipSource(file, lib) if lib is not None else _GzipSource(file)
+        source = (
+            _IndexedGzipSource(source_input, lib) if lib is not None else _GzipSource(source_input)
+        )
         kind = KIND_GZIP
     elif compression == "zstd":
         try:
             zstandard = _import_zstandard()
         except ImportError:
-            file.close()
+            source_input.close()
             raise
-        source = _ZstdSource(file, zstandard)
+        source = _ZstdSource(source_input, zstandard)
         kind = KIND_ZSTD
     else:
-        return _PlainSource(file), ""
+        return _PlainSource(source_input), ""
     if index is not None and not (kind == KIND_GZIP and isinstance(source, _GzipSource)):
         directory, spacing = index
         encoded = os.fsencode(path)
-        header = IndexHeader(kind, spacing, info.st_size, info.st_mtime_ns, encoded)
+        header = IndexHeader(kind, spacing, size, mtime_ns, encoded)
         index_path = os.path.join(directory, index_file_name(encoded, kind))
         source.enable_index(_IndexFile(index_path, header))
     return source, ""
 
 
 def _count_newlines_in_file(path: str, count: int) -> int | None:
+    if is_url(path):
+        return None  # not fetched again just for a line number
     try:
         fd = _open_nonblocking(path)
         if not stat.S_ISREG(os.fstat(fd).st_mode):
@@ -1324,6 +1383,12 @@ def _check_uint(name: str, value: object, maximum: int) -> int:
     raise ValueError(f"{name} must be an int in [0, {maximum}], got {value!r}")
 
 
+def _seconds(name: str, value: object) -> float:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    raise TypeError(f"ShardReader: {name} must be a number of seconds, got {type(value).__name__}")
+
+
 def _path_of(path: object) -> str:
     """One path argument, checked like the native module: type named, a NUL byte refused (a
     C path would silently end there)."""
@@ -1374,13 +1439,13 @@ def _has_magic(pattern: str) -> bool:
 
 
 def _expand(pattern: str) -> list[str]:
-    if not _has_magic(pattern):
+    if not _has_magic(pattern) or is_url(pattern):  # a URL's '?' starts a query
         return [pattern]
     return sorted(glob.glob(pattern))
 
 
 def _compression(path: str) -> str:
-    name = os.fsencode(path).lower()  # bytes.lower(): ASCII only, like the native backend
+    name = os.fsencode(name_for_format(path)).lower()  # ASCII only, like the native backend
     if name.endswith(b".gz"):
         return "gzip"
     if name.endswith((b".zst", b".zstd")):
@@ -1391,7 +1456,7 @@ def _compression(path: str) -> str:
 def _format(path: str, requested: str) -> str | None:
     if requested != "auto":
         return requested
-    name = os.fsencode(path).lower()
+    name = os.fsencode(name_for_format(path)).lower()
     for suffix in (b".gz", b".zst", b".zstd"):
         if name.endswith(suffix):
             name = name[: -len(suffix)]
@@ -1458,6 +1523,9 @@ class ShardReader(NoCopy):
         threads: int = 0,
         index_dir: PathArg | None = None,
         index_spacing: int = 4 << 20,
+        http_retries: int = 4,
+        http_backoff: float = 0.5,
+        http_timeout: float = 30.0,
         **options: object,
     ) -> None:
         reject_unknown_options("ShardReader", options, _OPTIONS)
@@ -1484,6 +1552,14 @@ class ShardReader(NoCopy):
             raise ValueError(
                 f"ShardReader: index_spacing must be >= 65536 (64 KiB), got {spacing}"
             )
+        retries = _check_uint("http_retries", http_retries, 100)
+        backoff = _seconds("http_backoff", http_backoff)
+        timeout = _seconds("http_timeout", http_timeout)
+        if not 0 <= backoff <= 3600:  # noqa: PLR2004 - an hour
+            raise ValueError("ShardReader: http_backoff must be in [0, 3600] seconds")
+        if not 0 < timeout <= 86400:  # noqa: PLR2004 - a day
+            raise ValueError("ShardReader: http_timeout must be in (0, 86400] seconds")
+        self._http = (retries, backoff, timeout)
         self._index: tuple[str, int] | None = None
         if index_dir is not None:
             directory = _path_of(index_dir)
@@ -1674,7 +1750,7 @@ class ShardReader(NoCopy):
             self._next_shard += 1
 
         # Opened first, so that a missing path or a directory is reported as such.
-        source, error = _open_source(path, _compression(path), self._index)
+        source, error = _open_source(path, _compression(path), self._index, self._http, start)
         if source is None:
             shard_issue(f"cannot read shard: {error}")
             return
