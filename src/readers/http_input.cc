@@ -54,12 +54,14 @@ struct Response {
   std::string body;
   std::string etag, last_modified, content_range;
   std::uint64_t body_limit = 0;  // a server that ignores Range must not fill memory
+  long header_status = 0;        // from the status line, before the body arrives
   bool overflow = false;
 };
 
 std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user) {
   auto* r = static_cast<Response*>(user);
   const std::size_t n = size * count;
+  if (r->header_status != 200 && r->header_status != 206) return n;  // an error page: dropped
   if (r->body.size() + n > r->body_limit) {
     r->overflow = true;
     return 0;  // aborts the transfer
@@ -72,6 +74,13 @@ std::size_t on_header(char* data, std::size_t size, std::size_t count, void* use
   auto* r = static_cast<Response*>(user);
   const std::string_view line(data, size * count);
   if (line.rfind("HTTP/", 0) == 0) {  // a new response (after a redirect): start over
+    const std::size_t space = line.find(' ');
+    r->header_status = 0;
+    for (std::size_t i = space + 1; space != std::string_view::npos && i < line.size() &&
+                                    line[i] >= '0' && line[i] <= '9';
+         ++i) {
+      r->header_status = r->header_status * 10 + (line[i] - '0');
+    }
     r->etag.clear();
     r->last_modified.clear();
     r->content_range.clear();

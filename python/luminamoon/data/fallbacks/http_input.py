@@ -250,12 +250,15 @@ class HttpInput:
                 r.etag = (response.getheader("ETag") or "").strip()
                 r.last_modified = (response.getheader("Last-Modified") or "").strip()
                 r.content_range = (response.getheader("Content-Range") or "").strip()
-                body = response.read(limit + 1)
-                if len(body) > limit:
-                    r.overflow = True
-                    self.close()
-                    return r
-                response.read()  # the rest of an error page, so the connection can be reused
+                if response.status not in {200, 206}:
+                    response.read()  # an error page: dropped (the connection can be reused)
+                    body = b""
+                else:
+                    body = response.read(limit + 1)
+                    if len(body) > limit:
+                        r.overflow = True
+                        self.close()
+                        return r
                 r.body = body
                 r.transport_ok = True
                 if response.will_close:
