@@ -150,6 +150,30 @@ def test_index_files_are_byte_identical_and_shared(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(BACKENDS))
+def test_damaged_member_trailer_resumed_through_the_index(tmp_path: Path, name: str) -> None:
+    mod = BACKENDS[name]
+    first = gzip.compress(corpus(3000, 7), 6)
+    blob = bytearray(first + gzip.compress(corpus(3000, 8), 6))
+    shard = tmp_path / "d.jsonl.gz"
+    shard.write_bytes(bytes(blob))
+    index = tmp_path / "index"
+    read(mod, shard, index=index)
+    start = coordinate_after(mod, shard, 2000)
+    info = shard.stat()
+    for at, name_of_check in ((len(first) - 8, "data"), (len(first) - 3, "length")):
+        damaged = bytearray(blob)
+        damaged[at] ^= 1
+        shard.write_bytes(bytes(damaged))
+        os.utime(shard, ns=(info.st_atime_ns, info.st_mtime_ns))  # the index still matches
+        plain = read(mod, shard, start)
+        assert [i[0] for i in plain[2]] == ["decompression_error"]
+        assert f"incorrect {name_of_check} check" in plain[2][0][4]
+        # The member resumed as raw deflate checks its trailer against the CRC and size carried
+        # by the access point, and drops what a read from the start drops.
+        assert read(mod, shard, start, index) == plain
+
+
+@pytest.mark.parametrize("name", sorted(BACKENDS))
 def test_zstd_frame_index(tmp_path: Path, name: str) -> None:
     zstandard = pytest.importorskip("zstandard")
     mod = BACKENDS[name]

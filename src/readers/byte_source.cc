@@ -324,6 +324,7 @@ class GzipSource final : public CompressedSource {
   bool decode(const unsigned char* data, std::size_t size, std::uint64_t offset,
               std::string& out) override {
     const unsigned char* const begin = data;
+    end_mark_.reset();
     while (size > 0) {
       if (trailer_needed_ > 0) {  // the gzip trailer of a member resumed as raw deflate
         const std::size_t take = std::min(size, trailer_needed_);
@@ -332,12 +333,13 @@ class GzipSource final : public CompressedSource {
         size -= take;
         trailer_needed_ -= take;
         if (trailer_needed_ > 0) return true;
-        if (le32(trailer_) != crc_) {
-          fail("corrupt gzip stream: incorrect data check");
-          return false;
-        }
-        if (le32(trailer_ + 4) != static_cast<std::uint32_t>(member_size_)) {
-          fail("corrupt gzip stream: incorrect length check");
+        const bool crc_ok = le32(trailer_) == crc_;
+        if (!crc_ok || le32(trailer_ + 4) != static_cast<std::uint32_t>(member_size_)) {
+          // zlib checks the trailer in the step that reached it: a failure drops that step's
+          // output, also the end of the member decoded in the same feed.
+          if (end_mark_) out.resize(*end_mark_);
+          fail(crc_ok ? "corrupt gzip stream: incorrect length check"
+                      : "corrupt gzip stream: incorrect data check");
           return false;
         }
         end_member();
@@ -403,6 +405,7 @@ class GzipSource final : public CompressedSource {
       if (rc == Z_STREAM_END) {
         if (raw_) {
           trailer_needed_ = 8;
+          end_mark_ = mark;
         } else {
           end_member();
         }
@@ -452,6 +455,7 @@ class GzipSource final : public CompressedSource {
   std::uint32_t crc_ = 0;  // raw_: CRC-32 of the member's output so far
   std::size_t trailer_needed_ = 0;
   unsigned char trailer_[8] = {};
+  std::optional<std::size_t> end_mark_;  // this feed's step that ended the raw member
 };
 
 // zstd, including concatenated frames. Indexed: a frame start becomes an access point, at most

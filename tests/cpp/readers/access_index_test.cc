@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "luminamoon/data/common/error.h"
 #include "luminamoon/data/readers/shard_reader.h"
 
 namespace luminamoon::data {
@@ -29,7 +30,8 @@ using readers_internal::IndexKind;
 std::string hex(const std::string& bytes) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
-  for (const unsigned char c : bytes) {
+  for (const char ch : bytes) {
+    const auto c = static_cast<unsigned char>(ch);
     out.push_back(kHex[c >> 4]);
     out.push_back(kHex[c & 15]);
   }

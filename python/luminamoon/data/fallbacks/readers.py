@@ -802,6 +802,7 @@ class _IndexedGzipSource(_CompressedSource):
         pos = 0
         size = len(data)
         z = self._z
+        end_mark: int | None = None  # this feed's step that ended the raw member
         while pos < size:
             if self._trailer_needed:
                 take = min(size - pos, self._trailer_needed)
@@ -811,10 +812,12 @@ class _IndexedGzipSource(_CompressedSource):
                 if self._trailer_needed:
                     break
                 crc, isize = struct.unpack("<II", self._trailer)
-                if crc != self._crc:
-                    return b"".join(out), "corrupt gzip stream: incorrect data check"
-                if isize != self._member_size & 0xFFFFFFFF:
-                    return b"".join(out), "corrupt gzip stream: incorrect length check"
+                if crc != self._crc or isize != self._member_size & 0xFFFFFFFF:
+                    # zlib checks the trailer in the step that reached it: a failure drops that
+                    # step's output, also the end of the member decoded in the same feed.
+                    kept = out if end_mark is None else out[:end_mark]
+                    check = "data" if crc != self._crc else "length"
+                    return b"".join(kept), f"corrupt gzip stream: incorrect {check} check"
                 self._end_member()
                 continue
             if not self._in_member:
@@ -860,11 +863,13 @@ class _IndexedGzipSource(_CompressedSource):
             if rc not in {Z_OK, Z_BUF_ERROR, Z_STREAM_END}:
                 reason = z.message or f"zlib error {rc}"
                 return b"".join(out), f"corrupt gzip stream: {reason}"
+            step_mark = len(out)
             out.extend(step)
             pos = size - z.avail_in
             if rc == Z_STREAM_END:
                 if self._raw:
                     self._trailer, self._trailer_needed = b"", 8
+                    end_mark = step_mark
                 else:
                     self._end_member()
         return b"".join(out), None
