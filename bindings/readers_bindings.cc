@@ -308,11 +308,11 @@ void bind_readers(nb::module_& m) {
              nb::handle strict, nb::handle max_record_bytes, nb::handle threads,
              nb::handle index_dir, nb::handle index_spacing, nb::handle http_retries,
              nb::handle http_backoff, nb::handle http_timeout, const nb::kwargs& options) {
-            reject_unknown_kwargs("ShardReader", options,
-                                  {"text_field", "fields", "format", "txt_mode", "batch_size",
-                                   "start", "strict", "max_record_bytes", "threads", "index_dir",
-                                   "index_spacing", "http_retries", "http_backoff",
-                                   "http_timeout"});
+            reject_unknown_kwargs(
+                "ShardReader", options,
+                {"text_field", "fields", "format", "txt_mode", "batch_size", "start", "strict",
+                 "max_record_bytes", "threads", "index_dir", "index_spacing", "http_retries",
+                 "http_backoff", "http_timeout"});
             ShardReaderOptions o;
             o.text_field = to_str(text_field, "ShardReader", "text_field");
             o.fields = field_list(fields);

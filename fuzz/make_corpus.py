@@ -285,6 +285,58 @@ def quality_corpus() -> None:
         write("quality_fuzzer", name, data)
 
 
+def access_index_corpus() -> None:
+    """LMIX access-point indexes (docs/readers.md): valid gzip and zstd files, and each way a
+    header or a record can be wrong."""
+
+    def header(
+        kind: int, path: bytes = b"shard.jsonl.gz", *, version: int = 1, spacing: int = 1 << 16
+    ) -> bytes:
+        body = (
+            b"LMIX" + struct.pack("<IIQQqI", version, kind, spacing, 10**6, 1234, len(path)) + path
+        )
+        return body + struct.pack("<I", zlib.crc32(body))
+
+    def point(  # noqa: PLR0917 - one argument per field of the record
+        coff: int,
+        uoff: int,
+        newlines: int = 0,
+        size: int = 0,
+        crc: int = 0,
+        bits: int = 0,
+        window: bytes = b"",
+        *,
+        window_len: int | None = None,
+    ) -> bytes:
+        length = len(window) if window_len is None else window_len
+        body = struct.pack("<QQQQIBI", coff, uoff, newlines, size, crc, bits, length) + window
+        return body + struct.pack("<I", zlib.crc32(body))
+
+    gz = header(1)
+    p1 = point(5000, 70000, 900, 70000, 0x1234, 5, b"w" * 32768)
+    p2 = point(9000, 140000, 1800, 140000, 0x5678, 0, b"v" * 32768)
+    cases = {
+        "gzip_two_points": gz + p1 + p2,
+        "gzip_header_only": gz,
+        "gzip_torn_tail": gz + p1 + p2[:100],
+        "gzip_bad_record_crc": gz + p1[:-1] + bytes([p1[-1] ^ 1]),
+        "gzip_out_of_order": gz + p2 + p1,
+        "gzip_short_window": gz + point(5000, 70000, 900, 70000, 1, 0, b"w" * 10),
+        "gzip_window_too_long": gz + point(5000, 70000, 0, 70000, 1, 0, window_len=40000),
+        "gzip_bits_at_zero": gz + point(0, 70000, 0, 0, 0, 3),
+        "zstd_points": header(2, b"s.jsonl.zst") + point(100, 70000, 10) + point(300, 140000, 20),
+        "zstd_with_window": header(2) + point(100, 70000, 0, 5, 0, 0, b"abcde"),
+        "bad_magic": b"XMIX" + gz[4:],
+        "version_2": header(1, version=2),
+        "small_spacing": header(1, spacing=100),
+        "long_path": header(1, b"p" * 5000),
+        "bad_header_crc": gz[:-1] + bytes([gz[-1] ^ 0x80]),
+        "empty": b"",
+    }
+    for name, data in cases.items():
+        write("access_index_fuzzer", name, data)
+
+
 def write(target: str, name: str, data: bytes) -> None:
     folder = ROOT / target
     folder.mkdir(parents=True, exist_ok=True)
@@ -300,3 +352,4 @@ if __name__ == "__main__":
     jsonl_corpus()
     cleaner_corpus()
     quality_corpus()
+    access_index_corpus()

@@ -92,7 +92,8 @@ def test_plain_shard_resume_at_90_percent_asks_only_for_bytes_from_there(
     # The first request learns the size and validators (byte 0 only); every other starts at the
     # resume offset or later.
     assert server.ranges("a.jsonl")[0] == "bytes=0-0"
-    assert starts[1:] and min(starts[1:]) >= start.byte_offset
+    assert starts[1:]
+    assert min(starts[1:]) >= start.byte_offset
 
 
 @pytest.mark.parametrize("name", sorted(BACKENDS))
@@ -105,7 +106,8 @@ def test_gzip_shard_resume_through_the_index_asks_only_for_bytes_from_there(
     url = server.url("b.jsonl.gz")
     index = tmp_path / "index"
     full = read(mod, url, index_dir=index, index_spacing=64 * 1024)
-    assert len(full[0]) == 12000 and full[2] == []
+    assert len(full[0]) == 12000
+    assert full[2] == []
     start = coordinate_after(mod, url, 10800)
     (index_name,) = [p for p in index.iterdir() if p.suffix == ".gzidx"]
     decoded, _ = AI.decode_index(index_name.read_bytes())
@@ -155,7 +157,9 @@ def test_retries_with_backoff_then_errors(server: RangeServer, name: str) -> Non
     server.faults[:] = ["503", "503", "503"]
     texts, _, issues = read(mod, url, http_retries=2)
     assert texts == []
-    assert issues == [("unreadable_shard", url, 0, 0, "cannot read shard: HTTP 503 after 3 attempts")]
+    assert issues == [
+        ("unreadable_shard", url, 0, 0, "cannot read shard: HTTP 503 after 3 attempts")
+    ]
     server.faults[:] = ["reset", "reset"]
     _, _, issues = read(mod, url, http_retries=1)
     assert issues[0][4] == "cannot read shard: connection error after 2 attempts"
@@ -219,7 +223,8 @@ def test_a_file_replaced_between_checkpoint_and_resume_is_an_error(
     ((kind, path, line, offset, message),) = issues
     assert (kind, path, line, offset) == ("unreadable_shard", url, 0, 0)
     assert message.startswith("cannot read shard: the remote shard changed since it was first read")
-    assert '"v1-' in message and '"v2-' in message
+    assert '"v1-' in message
+    assert '"v2-' in message
     # Read from its start, the shard's new version is recorded and can be resumed.
     read(mod, url, index_dir=index)
     assert read(mod, url, start, index_dir=index)[2] == []

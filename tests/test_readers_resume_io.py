@@ -89,13 +89,16 @@ def point_before(index: Path, offset: int) -> Any:
 
 
 def test_golden_vector() -> None:
-    header = AI.IndexHeader(AI.KIND_GZIP, 65536, 123456789, 1700000000123456789, b"data/part-0.jsonl.gz")
+    header = AI.IndexHeader(
+        AI.KIND_GZIP, 65536, 123456789, 1700000000123456789, b"data/part-0.jsonl.gz"
+    )
     point = AI.AccessPoint(40000, 70000, 321, 5, 0xDEADBEEF, 3, b"hello")
     data = AI.encode_index_header(header) + AI.encode_access_point(point)
     assert data.hex() + "\n" == GOLDEN.read_text()
     decoded, _ = AI.decode_index(data)
     assert decoded is not None
-    assert decoded.header == header and decoded.points == [point]
+    assert decoded.header == header
+    assert decoded.points == [point]
     assert decoded.valid_bytes == len(data)
     # Torn tail and a flipped bit: the valid prefix only; a bad header: not an index.
     assert AI.decode_index(data[:-1])[0].points == []
@@ -110,7 +113,8 @@ def test_gzip_resume_through_the_index(tmp_path: Path, name: str) -> None:
     shard.write_bytes(gzip.compress(data, 6))
     index = tmp_path / "index"
     full = read(mod, shard, index=index)
-    assert len(full[0]) == 12000 and full[2] == []
+    assert len(full[0]) == 12000
+    assert full[2] == []
     decoded, _ = AI.decode_index(index_file(index).read_bytes())
     assert len(decoded.points) >= 5
     for p in decoded.points:
@@ -142,7 +146,8 @@ def test_index_files_are_byte_identical_and_shared(tmp_path: Path) -> None:
     start = coordinate_after(F, shard, 5000)
     expected = read(F, shard, start)
     clobber_prefix(
-        shard, point_before(index_file(tmp_path / "native"), start.byte_offset).compressed_offset - 1
+        shard,
+        point_before(index_file(tmp_path / "native"), start.byte_offset).compressed_offset - 1,
     )
     # Each backend resumes through the other's index.
     assert read(BACKENDS["fallback"], shard, start, tmp_path / "native") == expected
@@ -187,7 +192,9 @@ def test_zstd_frame_index(tmp_path: Path, name: str) -> None:
     index = tmp_path / "index"
     full = read(mod, shard, index=index)
     decoded, _ = AI.decode_index(index_file(index).read_bytes())
-    assert [p.uncompressed_offset % (100 * 1024) for p in decoded.points] == [0] * len(decoded.points)
+    assert [p.uncompressed_offset % (100 * 1024) for p in decoded.points] == [0] * len(
+        decoded.points
+    )
     start = coordinate_after(mod, shard, 7200)
     expected = read(mod, shard, start)
     assert expected[0] == full[0][7200:]
@@ -233,7 +240,29 @@ def test_index_options(tmp_path: Path, name: str) -> None:
     with pytest.raises(ValueError, match="index_spacing must be >= 65536"):
         mod.ShardReader([str(tmp_path / "x.jsonl.gz")], index_dir=tmp_path, index_spacing=1000)
     (tmp_path / "file").write_bytes(b"x")
-    with pytest.raises(OSError):
+    with pytest.raises(OSError, match="File exists"):
         mod.ShardReader([str(tmp_path / "x.jsonl.gz")], index_dir=tmp_path / "file")
     with pytest.raises(lmd.ConfigError, match="index_dir"):
         mod.ShardReader([str(tmp_path / "x.jsonl.gz")], index_dri=tmp_path)
+
+
+def test_fallback_decoder_on_the_fuzz_corpus() -> None:
+    """The fallback decoder keeps the fuzz target's property on its corpus: what decodes
+    re-encodes to exactly the bytes it came from."""
+    corpus_dir = Path(__file__).parent.parent / "fuzz" / "corpus" / "access_index_fuzzer"
+    files = sorted(corpus_dir.iterdir())
+    assert len(files) >= 10
+    decoded_any = False
+    for path in files:
+        data = path.read_bytes()
+        index, why = AI.decode_index(data)
+        if index is None:
+            assert why
+            continue
+        decoded_any = True
+        again = AI.encode_index_header(index.header) + b"".join(
+            AI.encode_access_point(p) for p in index.points
+        )
+        assert again == data[: index.valid_bytes], path.name
+        assert len(again) == index.valid_bytes
+    assert decoded_any

@@ -30,9 +30,8 @@ std::uint64_t get_u64(const unsigned char* p) {
   return v;
 }
 std::uint32_t crc_of(const std::string& bytes, std::size_t from = 0) {
-  return static_cast<std::uint32_t>(
-      crc32(0, reinterpret_cast<const Bytef*>(bytes.data()) + from,
-            static_cast<uInt>(bytes.size() - from)));
+  return static_cast<std::uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(bytes.data()) + from,
+                                          static_cast<uInt>(bytes.size() - from)));
 }
 std::uint32_t crc_of(const unsigned char* data, std::size_t size) {
   return static_cast<std::uint32_t>(crc32(0, data, static_cast<uInt>(size)));

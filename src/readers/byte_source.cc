@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "common/internal/posix_file.h"
+#include "luminamoon/data/common/error.h"
 #include "readers/internal/access_index.h"
 #include "readers/internal/shard_input.h"
-#include "luminamoon/data/common/error.h"
 
 namespace luminamoon::data::readers_internal {
 namespace {
@@ -105,8 +105,8 @@ class IndexFile {
       bytes.resize(file.pread_some(bytes.data(), bytes.size(), 0));
       std::optional<DecodedIndex> index = decode_index(bytes);
       if (!index || !(index->header.kind == header_.kind) ||
-          index->header.spacing != header_.spacing || !(index->header.identity == header_.identity) ||
-          index->header.path != header_.path) {
+          index->header.spacing != header_.spacing ||
+          !(index->header.identity == header_.identity) || index->header.path != header_.path) {
         return std::nullopt;  // stale or foreign: rewritten at the first append
       }
       valid_bytes_ = index->valid_bytes;
@@ -202,8 +202,7 @@ class CompressedSource : public ByteSource {
           newlines_ = point->newlines;
           chain_ = base;
           file_pos_ = point->compressed_offset / kCompressedFeedBytes * kCompressedFeedBytes;
-          skip_in_first_read_ =
-              static_cast<std::size_t>(point->compressed_offset - file_pos_);
+          skip_in_first_read_ = static_cast<std::size_t>(point->compressed_offset - file_pos_);
           std::optional<std::uint64_t> rest;
           const std::uint64_t done = ByteSource::skip(count - base, rest);
           newlines = point->newlines + rest.value_or(0);
@@ -241,8 +240,8 @@ class CompressedSource : public ByteSource {
     chain_ = uoff_ + used;
     if (chain_ <= index_->indexed_end()) return;  // already in the file
     point.uncompressed_offset = chain_;
-    point.newlines = newlines_ + static_cast<std::uint64_t>(
-                                     std::count(out.data(), out.data() + used, '\n'));
+    point.newlines =
+        newlines_ + static_cast<std::uint64_t>(std::count(out.data(), out.data() + used, '\n'));
     pending_.emplace_back(used, std::move(point));
   }
 
@@ -379,8 +378,7 @@ class GzipSource final : public CompressedSource {
         if (flush == Z_BLOCK && (stream_.data_type & 128) != 0 && (stream_.data_type & 64) == 0 &&
             point_due(used)) {
           AccessPoint point;
-          point.compressed_offset =
-              offset + static_cast<std::uint64_t>(stream_.next_in - begin);
+          point.compressed_offset = offset + static_cast<std::uint64_t>(stream_.next_in - begin);
           point.bits = static_cast<std::uint8_t>(stream_.data_type & 7);
           point.member_size = member_size_;
           point.member_crc = raw_ ? crc_ : static_cast<std::uint32_t>(stream_.adler);
@@ -422,8 +420,7 @@ class GzipSource final : public CompressedSource {
 
   bool restart(const AccessPoint& point, unsigned char prime) override {
     if (inflateReset2(&stream_, -15) != Z_OK) return false;
-    if (point.bits > 0 &&
-        inflatePrime(&stream_, point.bits, prime >> (8 - point.bits)) != Z_OK) {
+    if (point.bits > 0 && inflatePrime(&stream_, point.bits, prime >> (8 - point.bits)) != Z_OK) {
       return false;
     }
     if (!point.window.empty() &&
@@ -600,7 +597,8 @@ std::string describe_validators(std::string_view text) {
 // start, compared when it is resumed. A mismatch sets `error` (the shard changed).
 bool check_remote_validators(const std::string& dir, const std::string& url,
                              const std::string& current, std::uint64_t start, std::string& error) {
-  const std::string path = dir + "/" + index_file_name(url, IndexKind::kGzip).substr(0, 16) + ".http";
+  const std::string path =
+      dir + "/" + index_file_name(url, IndexKind::kGzip).substr(0, 16) + ".http";
   std::string stored;
   bool have = false;
   try {
@@ -614,10 +612,11 @@ bool check_remote_validators(const std::string& dir, const std::string& url,
     have = false;
   }
   if (start > 0 && have && stored != current) {
-    error = "the remote shard changed since it was first read (then: " +
-            describe_validators(stored) + "; now: " + describe_validators(current) +
-            "); resuming would mix two versions of the file: restore it, or restart this shard "
-            "from offset 0";
+    error =
+        "the remote shard changed since it was first read (then: " + describe_validators(stored) +
+        "; now: " + describe_validators(current) +
+        "); resuming would mix two versions of the file: restore it, or restart this shard "
+        "from offset 0";
     return false;
   }
   if (start == 0 || !have) {

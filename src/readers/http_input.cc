@@ -35,8 +35,8 @@ bool ascii_iequal(std::string_view a, std::string_view b) {
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' ||
-                        s.back() == '\n')) {
+  while (!s.empty() &&
+         (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) {
     s.remove_suffix(1);
   }
   return s;
@@ -76,8 +76,8 @@ std::size_t on_header(char* data, std::size_t size, std::size_t count, void* use
   if (line.rfind("HTTP/", 0) == 0) {  // a new response (after a redirect): start over
     const std::size_t space = line.find(' ');
     r->header_status = 0;
-    for (std::size_t i = space + 1; space != std::string_view::npos && i < line.size() &&
-                                    line[i] >= '0' && line[i] <= '9';
+    for (std::size_t i = space + 1;
+         space != std::string_view::npos && i < line.size() && line[i] >= '0' && line[i] <= '9';
          ++i) {
       r->header_status = r->header_status * 10 + (line[i] - '0');
     }
@@ -149,8 +149,8 @@ class HttpInput final : public ShardInput {
       std::string error;
       if (!fetch(offset, last, r, error, /*check=*/true)) throw InputError(error);
       if (r.body.size() != last - offset + 1) {
-        throw InputError("HTTP 206 with " + std::to_string(r.body.size()) + " bytes for a range of " +
-                         std::to_string(last - offset + 1));
+        throw InputError("HTTP 206 with " + std::to_string(r.body.size()) +
+                         " bytes for a range of " + std::to_string(last - offset + 1));
       }
       cache_ = std::move(r.body);
       cache_at_ = offset;
@@ -183,8 +183,9 @@ class HttpInput final : public ShardInput {
       perform(first, last, check, r);
       std::string failure;
       if (r.overflow) {
-        error = "the server ignored the Range header; http(s) shards need a server that "
-                "supports Range requests";
+        error =
+            "the server ignored the Range header; http(s) shards need a server that "
+            "supports Range requests";
         return false;
       }
       if (!r.transport_ok) {
@@ -205,8 +206,9 @@ class HttpInput final : public ShardInput {
           return false;
         }
         if (check && r.status == 200) {
-          error = "the server ignored the Range header (HTTP 200); http(s) shards need a server "
-                  "that supports Range requests";
+          error =
+              "the server ignored the Range header (HTTP 200); http(s) shards need a server "
+              "that supports Range requests";
           return false;
         }
         return true;

@@ -467,6 +467,11 @@ class ShardReader:
         strict: bool = False,
         max_record_bytes: int = 268435456,
         threads: int = 0,
+        index_dir: str | os.PathLike[str] | None = None,
+        index_spacing: int = 4194304,
+        http_retries: int = 4,
+        http_backoff: float = 0.5,
+        http_timeout: float = 30.0,
         **options: object,
     ) -> None: ...
     @property

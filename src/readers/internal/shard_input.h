@@ -34,9 +34,9 @@ class ShardInput {
 };
 
 struct HttpOptions {
-  unsigned retries = 4;       // extra attempts after a 5xx, a timeout or a connection error
-  double backoff = 0.5;       // seconds before the first retry, doubled for each next one
-  double timeout = 30.0;      // seconds per request (connect and transfer)
+  unsigned retries = 4;   // extra attempts after a 5xx, a timeout or a connection error
+  double backoff = 0.5;   // seconds before the first retry, doubled for each next one
+  double timeout = 30.0;  // seconds per request (connect and transfer)
 };
 
 // True for "http://..." and "https://..." (ASCII case-insensitive scheme).

@@ -71,7 +71,8 @@ AccessPoint golden_point() {
 TEST(AccessIndexFormat, GoldenVector) {
   const std::string expected =
       read_file(fs::path(LUMINAMOON_SOURCE_DIR) / "tests/golden/access_index_v1.hex");
-  const std::string bytes = encode_index_header(golden_header()) + encode_access_point(golden_point());
+  const std::string bytes =
+      encode_index_header(golden_header()) + encode_access_point(golden_point());
   EXPECT_EQ(hex(bytes) + "\n", expected);
   const auto decoded = decode_index(bytes);
   ASSERT_TRUE(decoded.has_value());
@@ -136,9 +137,9 @@ class IndexedResumeTest : public ::testing::Test {
 
   // Text that compresses like prose (not trivially): ~`lines` JSONL records.
   static std::string corpus(std::size_t lines, unsigned seed) {
-    static const char* kWords[] = {"resume", "stream", "shard", "window", "deflate", "block",
-                                   "offset", "coordinate", "training", "batch", "zstd", "frame",
-                                   "the", "of", "and", "a", "to", "in"};
+    static const char* kWords[] = {"resume", "stream",     "shard",    "window", "deflate", "block",
+                                   "offset", "coordinate", "training", "batch",  "zstd",    "frame",
+                                   "the",    "of",         "and",      "a",      "to",      "in"};
     std::mt19937 rng(seed);
     std::string out;
     for (std::size_t i = 0; i < lines; ++i) {
@@ -235,9 +236,9 @@ TEST_F(IndexedResumeTest, GzipResumeFromAnIndexMatchesAFullResumeAndSkipsThePref
   ASSERT_GE(index->points.size(), 5u);
   for (const AccessPoint& p : index->points) {
     // Each point's newline count is the exact count of the prefix.
-    EXPECT_EQ(p.newlines, static_cast<std::uint64_t>(std::count(
-                              data.begin(), data.begin() + static_cast<long>(p.uncompressed_offset),
-                              '\n')));
+    EXPECT_EQ(p.newlines,
+              static_cast<std::uint64_t>(std::count(
+                  data.begin(), data.begin() + static_cast<long>(p.uncompressed_offset), '\n')));
   }
   for (const std::size_t at : {std::size_t{1}, full.texts.size() / 2, full.texts.size() * 9 / 10}) {
     const StreamCoordinate start = full.coordinates[at - 1];
@@ -245,8 +246,9 @@ TEST_F(IndexedResumeTest, GzipResumeFromAnIndexMatchesAFullResumeAndSkipsThePref
     const Read indexed = read(path, start, true);
     EXPECT_EQ(indexed.texts, plain.texts);
     EXPECT_EQ(indexed.coordinates, plain.coordinates);
-    EXPECT_EQ(std::vector<std::string>(full.texts.begin() + static_cast<long>(at), full.texts.end()),
-              plain.texts);
+    EXPECT_EQ(
+        std::vector<std::string>(full.texts.begin() + static_cast<long>(at), full.texts.end()),
+        plain.texts);
   }
   // Proof that the indexed resume does not read the prefix: destroy it.
   const StreamCoordinate late = full.coordinates[full.texts.size() * 9 / 10];
@@ -337,7 +339,8 @@ TEST_F(IndexedResumeTest, SingleFrameZstdHasNoPoints) {
   const std::string data = corpus(6000, 6);
   const std::string path = write("s.jsonl.zst", zstd_frames(data, data.size()));
   const Read full = read(path, std::nullopt, true);
-  EXPECT_FALSE(fs::exists(dir_ / "index" / readers_internal::index_file_name(path, IndexKind::kZstd)));
+  EXPECT_FALSE(
+      fs::exists(dir_ / "index" / readers_internal::index_file_name(path, IndexKind::kZstd)));
   const StreamCoordinate start = full.coordinates[4000];
   EXPECT_EQ(read(path, start, true).texts, read(path, start, false).texts);
 }

@@ -140,7 +140,7 @@ def decode_index(data: bytes) -> tuple[DecodedIndex | None, str]:
         body_end = pos + POINT_FIXED + window_len
         if struct.unpack_from("<I", data, body_end)[0] != zlib.crc32(data[pos:body_end]):
             break
-        if bits > 7 or newlines > uoff or coff > size:  # noqa: PLR2004 - bits of one byte
+        if bits > 7 or newlines > uoff or coff > size:
             break
         if gzip:
             if member_size > uoff or window_len != min(WINDOW, member_size):

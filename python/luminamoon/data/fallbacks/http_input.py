@@ -111,11 +111,11 @@ class HttpInput:
         ok, r, error = self._fetch(0, 0, check=False)
         if not ok:
             return error
-        if r.status == 416:  # noqa: PLR2004 - HTTP status
+        if r.status == 416:
             if _total_of(r.content_range) != 0:
                 return "HTTP 416 for byte 0 of a non-empty file"
             self.size = 0
-        elif r.status == 200:  # noqa: PLR2004
+        elif r.status == 200:
             return _RANGE_IGNORED
         else:
             total = _total_of(r.content_range)
@@ -175,22 +175,26 @@ class HttpInput:
         while True:
             r = self._perform(first, last, check)
             if r.overflow:
-                return False, r, (
-                    "the server ignored the Range header; http(s) shards need a server that "
-                    "supports Range requests"
+                return (
+                    False,
+                    r,
+                    (
+                        "the server ignored the Range header; http(s) shards need a server that "
+                        "supports Range requests"
+                    ),
                 )
             if not r.transport_ok:
                 failure = "timeout" if r.timed_out else "connection error"
-            elif r.status >= 500:  # noqa: PLR2004
+            elif r.status >= 500:
                 failure = f"HTTP {r.status}"
-            elif r.status == 412 and check:  # noqa: PLR2004
+            elif r.status == 412 and check:
                 return False, r, self._changed_message()
-            elif r.status >= 400 and r.status != 416:  # noqa: PLR2004
+            elif r.status >= 400 and r.status != 416:
                 return False, r, f"HTTP {r.status}"
             else:
                 if (
                     check
-                    and r.status == 206  # noqa: PLR2004
+                    and r.status == 206
                     and (
                         (self._etag and r.etag != self._etag)
                         or (
@@ -201,7 +205,7 @@ class HttpInput:
                     )
                 ):
                     return False, r, self._changed_message()
-                if check and r.status == 200:  # noqa: PLR2004
+                if check and r.status == 200:
                     return False, r, _RANGE_IGNORED
                 return True, r, ""
             if attempt >= attempts:

@@ -797,7 +797,7 @@ class _IndexedGzipSource(_CompressedSource):
         self._in_member = self._raw = False
         self._members += 1
 
-    def _decode(self, data: bytes, offset: int) -> tuple[bytes, str | None]:  # noqa: C901, PLR0912
+    def _decode(self, data: bytes, offset: int) -> tuple[bytes, str | None]:
         out: list[bytes] = []
         pos = 0
         size = len(data)
@@ -849,7 +849,12 @@ class _IndexedGzipSource(_CompressedSource):
                 if rc not in {Z_OK, Z_BUF_ERROR}:
                     break
                 data_type = z.data_type
-                if flush == Z_BLOCK and data_type & 128 and not data_type & 64 and self._point_due(used):
+                if (
+                    flush == Z_BLOCK
+                    and data_type & 128
+                    and not data_type & 64
+                    and self._point_due(used)
+                ):
                     point = AccessPoint(
                         offset + step_start + (size - step_start - z.avail_in),
                         bits=data_type & 7,
@@ -974,9 +979,7 @@ def _describe_validators(text: bytes) -> str:
     return ", ".join(text.decode("latin-1").split("\n")[1:]).rstrip(", ")
 
 
-def _check_remote_validators(
-    directory: str, url: str, current: bytes, start: int
-) -> str | None:
+def _check_remote_validators(directory: str, url: str, current: bytes, start: int) -> str | None:
     """A URL's validators kept beside the checkpoint: written when the shard is read from its
     start, compared when it is resumed; the error message when the remote file changed."""
     name = index_file_name(os.fsencode(url), KIND_GZIP)[:16] + ".http"
@@ -1554,15 +1557,13 @@ class ShardReader(NoCopy):
         _check_uint("threads", threads, _U32_MAX)  # the fallback parses on the calling thread
         spacing = _check_uint("index_spacing", index_spacing, 2**62)
         if spacing < MIN_SPACING:
-            raise ValueError(
-                f"ShardReader: index_spacing must be >= 65536 (64 KiB), got {spacing}"
-            )
+            raise ValueError(f"ShardReader: index_spacing must be >= 65536 (64 KiB), got {spacing}")
         retries = _check_uint("http_retries", http_retries, 100)
         backoff = _seconds("http_backoff", http_backoff)
         timeout = _seconds("http_timeout", http_timeout)
-        if not 0 <= backoff <= 3600:  # noqa: PLR2004 - an hour
+        if not 0 <= backoff <= 3600:
             raise ValueError("ShardReader: http_backoff must be in [0, 3600] seconds")
-        if not 0 < timeout <= 86400:  # noqa: PLR2004 - a day
+        if not 0 < timeout <= 86400:
             raise ValueError("ShardReader: http_timeout must be in (0, 86400] seconds")
         self._http = (retries, backoff, timeout)
         self._index: tuple[str, int] | None = None
