@@ -17,7 +17,8 @@ read with and without index building (its overhead). Medians of ``--repeat`` run
 unless ``LUMINAMOON_FORCE_FALLBACK=1``.
 
 Run: ``.venv/bin/python bench/bench_resume_io.py --size-mb 1024`` (the figures in
-docs/benchmarks.md); ``--size-mb 64 --repeat 1`` for a smoke run; ``--json PATH`` saves them.
+docs/benchmarks.md); ``--size-mb 64 --repeat 1`` for a smoke run; ``--json PATH`` saves them; full runs (≥ 1 GiB) are appended to
+``bench/results/resume_io.json``.
 """
 
 from __future__ import annotations
@@ -40,6 +41,9 @@ from typing import Any
 import zstandard
 
 import luminamoon.data as lmd
+
+sys.path.insert(0, str(Path(__file__).parent))
+import results_json  # noqa: E402 - bench/ is not a package
 
 POSITIONS = (0.01, 0.50, 0.99)
 
@@ -167,6 +171,8 @@ def main() -> None:
             print(name, json.dumps(row))
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
+    # Runs below 1 GiB are smoke runs: not recorded unless LUMINAMOON_BENCH_RECORD_QUICK=1.
+    results_json.record("resume_io", results, config=vars(args), quick=args.size_mb < 1024)
 
 
 if __name__ == "__main__":

