@@ -17,8 +17,8 @@ read with and without index building (its overhead). Medians of ``--repeat`` run
 unless ``LUMINAMOON_FORCE_FALLBACK=1``.
 
 Run: ``.venv/bin/python bench/bench_resume_io.py --size-mb 1024`` (the figures in
-docs/benchmarks.md); ``--size-mb 64 --repeat 1`` for a smoke run; ``--json PATH`` saves them; full runs (≥ 1 GiB) are appended to
-``bench/results/resume_io.json``.
+docs/benchmarks.md); ``--size-mb 64 --repeat 1`` for a smoke run; ``--json PATH`` saves them;
+full runs (≥ 1 GiB) are appended to ``bench/results/resume_io.json``.
 """
 
 from __future__ import annotations
@@ -41,9 +41,7 @@ from typing import Any
 import zstandard
 
 import luminamoon.data as lmd
-
-sys.path.insert(0, str(Path(__file__).parent))
-import results_json  # noqa: E402 - bench/ is not a package
+import results_json  # bench/ is on sys.path when the script runs
 
 POSITIONS = (0.01, 0.50, 0.99)
 
