@@ -240,7 +240,7 @@ def test_index_options(tmp_path: Path, name: str) -> None:
     with pytest.raises(ValueError, match="index_spacing must be >= 65536"):
         mod.ShardReader([str(tmp_path / "x.jsonl.gz")], index_dir=tmp_path, index_spacing=1000)
     (tmp_path / "file").write_bytes(b"x")
-    with pytest.raises(OSError, match="File exists"):
+    with pytest.raises(NotADirectoryError, match="Not a directory"):
         mod.ShardReader([str(tmp_path / "x.jsonl.gz")], index_dir=tmp_path / "file")
     with pytest.raises(lmd.ConfigError, match="index_dir"):
         mod.ShardReader([str(tmp_path / "x.jsonl.gz")], index_dri=tmp_path)

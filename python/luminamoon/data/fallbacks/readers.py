@@ -1644,9 +1644,14 @@ class ShardReader(NoCopy):
             self._first_offset = start.byte_offset
             self._global_row = start.global_row_idx
         if index_dir is not None:
-            os.makedirs(directory, exist_ok=True)
-            if not os.path.isdir(directory):
-                raise NotADirectoryError(errno.ENOTDIR, "index_dir is not a directory", directory)
+            # The native backend's errors: OSError(errno, strerror, index_dir).
+            if os.path.exists(directory) and not os.path.isdir(directory):
+                raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), directory)
+            try:
+                os.makedirs(directory, exist_ok=True)
+            except OSError as exc:
+                code = exc.errno or errno.EIO
+                raise OSError(code, os.strerror(code), directory) from None
             self._index = (directory, spacing)
         for pattern in unmatched:
             self._record_issue(
