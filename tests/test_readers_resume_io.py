@@ -266,3 +266,18 @@ def test_fallback_decoder_on_the_fuzz_corpus() -> None:
         assert again == data[: index.valid_bytes], path.name
         assert len(again) == index.valid_bytes
     assert decoded_any
+
+
+def test_fallback_without_a_loadable_zlib_reads_the_same_without_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    readers = importlib.import_module("luminamoon.data.fallbacks.readers")
+    shard = tmp_path / "n.jsonl.gz"
+    shard.write_bytes(gzip.compress(corpus(3000, 9), 6))
+    start = coordinate_after(F, shard, 2500)
+    expected = read(F, shard, start)
+    monkeypatch.setattr(readers, "load_zlib", lambda: None)
+    index = tmp_path / "index"
+    assert read(F, shard, index=index)[2] == []
+    assert read(F, shard, start, index) == expected
+    assert os.listdir(index) == []  # no ctypes zlib: no gzip index, same records
