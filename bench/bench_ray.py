@@ -6,7 +6,7 @@ Three parts, all on a local Ray (``ray.init(num_cpus=--cpus)``), input = the rea
 ``bench/real_corpus.py`` (kernel/Debian docs, manual pages, CPython docstrings, licences, package
 metadata), cut into 8 JSONL shards:
 
-* ``sweep``: documents × shuffle partitions. Per cell: wall time of the whole Ray run and of its
+* ``sweep``: documents x shuffle partitions. Per cell: wall time of the whole Ray run and of its
   stages (A: read + clean + quality + hashes + signatures on the actor pool; exact; near; write),
   the bytes the two shuffles move (XXH3 keys and band keys with positions), the local run's wall
   time on the same input, and a check that both kept the same documents.
@@ -15,7 +15,7 @@ metadata), cut into 8 JSONL shards:
   resolution checks each page against the kept members of its buckets, so the checks grow with
   the pages, not with their pairs (reported: checks, largest bucket, all-pairs count).
 * ``datatrove``: near dedup only (no cleaning, quality, exact dedup or PII on either side) on the
-  same shards: ours on Ray with datatrove's MinhashConfig shape (word 5-grams, 14 bands × 8 rows =
+  same shards: ours on Ray with datatrove's MinhashConfig shape (word 5-grams, 14 bands x 8 rows =
   112 permutations, threshold 0.75 for the verification datatrove does not do) against datatrove's
   four MinHash stages (signature, buckets, cluster, filter) with LocalPipelineExecutor (``--cpus``
   workers). Wall times and the agreement of the removed sets (by document id).
@@ -36,9 +36,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-import results_json
-
 import luminamoon.data as lmd
+import results_json
 from luminamoon.data import ray as lray
 from luminamoon.data.run import run as local_run
 
@@ -56,8 +55,14 @@ def real_documents(max_mb: int) -> list[dict[str, Any]]:
     folder = OUT / f"real-{max_mb}mb"
     if not (folder / "manifest.json").exists():
         subprocess.run(
-            [sys.executable, str(HERE / "real_corpus.py"), "--out", str(folder), "--max-mb",
-             str(max_mb)],
+            [
+                sys.executable,
+                str(HERE / "real_corpus.py"),
+                "--out",
+                str(folder),
+                "--max-mb",
+                str(max_mb),
+            ],
             check=True,
         )
     docs = []
@@ -210,14 +215,16 @@ def datatrove_near(paths: list[str], work: Path, workers: int) -> tuple[float, s
         "2",
         config.num_buckets,
     )
-    execute([MinhashDedupCluster(str(work / "buckets"), str(work / "remove"), config=config)],
-            "3", 1)
+    execute(
+        [MinhashDedupCluster(str(work / "buckets"), str(work / "remove"), config=config)], "3", 1
+    )
     execute(
         [
             reader(),
-            MinhashDedupFilter(str(work / "remove"),
-                               exclusion_writer=JsonlWriter(str(work / "removed"),
-                                                            compression=None)),
+            MinhashDedupFilter(
+                str(work / "remove"),
+                exclusion_writer=JsonlWriter(str(work / "removed"), compression=None),
+            ),
             JsonlWriter(str(work / "kept"), compression=None),
         ],
         "4",

@@ -91,9 +91,9 @@ def _rows(outdir: Path, fmt: str) -> Any:
 
 def _assert_same(local: dict[str, Any], remote: dict[str, Any]) -> None:
     # Everything but the file layout (the Ray engine writes one file per input shard).
-    for key in local:
+    for key, value in local.items():
         if key != "output":
-            assert remote[key] == local[key], key
+            assert remote[key] == value, key
     assert remote["output"]["format"] == local["output"]["format"]
     assert sum(f["rows"] for f in remote["output"]["files"]) == local["documents"]["out"]
 
@@ -141,15 +141,16 @@ def test_cli_engine_ray_jsonl_and_config(
     )
     local = tmp_path / "local"
     local_report = local_run(
-        corpus, local, config=config, fields=["id"], format="jsonl", progress="none"
+        corpus, local, config=config, fields=["id"], format="jsonl", pii=False, progress="none"
     )
     out = tmp_path / "ray"
-    args = [*corpus, "-o", str(out), "--config", str(config), "--fields", "id"]
+    args = [*corpus, "-o", str(out), "--config", str(config), "--fields", "id", "--no-pii"]
     code = cli.main(["run", *args, "--format", "jsonl", "--engine", "ray", "--json"])
     assert code == 0
     report = json.loads(capsys.readouterr().out)
     _assert_same(local_report, report)
     assert report["duplicates"]["near"] > 0
+    assert report["pii"] is None
     assert _rows(local, "jsonl") == _rows(out, "jsonl")
 
 
@@ -271,7 +272,7 @@ def test_resolution_equals_the_streaming_deduplicator() -> None:
         near = lmd.MinHashDeduplicator(**options)
         expected = [i for i, k in enumerate(near.filter_batch(texts)) if not k]
         candidates, stored = _candidates(texts, lmd.MinHashDeduplicator(**options))
-        dropped, stats = lray._resolve_near(candidates, stored, near.min_matches)
+        dropped, _ = lray._resolve_near(candidates, stored, near.min_matches)
         assert dropped == expected, options
         assert 0 < len(dropped) < len(texts)
 

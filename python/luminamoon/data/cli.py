@@ -18,6 +18,8 @@ from ._optional import core_status, extras_status
 from .demo import run_demo
 from .errors import LuminaMoonError, RunInterruptedError
 from .fallbacks.build_info import build_info as fallbacks_build_info
+from .ray import require_ray
+from .ray import run as ray_run
 from .run import format_report, load_report, run
 
 _COMMANDS = ("run", "stats", "demo", "inspect", "info")
@@ -88,10 +90,6 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _run_ray(args: argparse.Namespace) -> int:
-    # Imported here: the module needs nothing of Ray until it runs, and says how to install it.
-    from .ray import require_ray
-    from .ray import run as ray_run
-
     require_ray()
     report = ray_run(
         args.config,

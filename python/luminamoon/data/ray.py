@@ -34,14 +34,17 @@ import os
 import shutil
 import socket
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from ._ffi import BACKEND, impl
 from ._optional import install_hint
 from .errors import ConfigError, RunError
 from .pipeline import STAGES, FusedPipeline
+from .run import RunSettings, _json_bytes, _rows_of, _write_atomic, build_pipeline_config
 from .run_inputs import InputStream, expand_inputs, preflight_text_field
 from .run_report import (
     REPORT_NAME,
@@ -53,7 +56,11 @@ from .run_report import (
 )
 from .serialization import EXTENSIONS, FORMATS, ShardedWriter, to_arrow_table
 
-__all__ = ["RAY_STATE", "RayRunStats", "require_ray", "run"]
+# pyarrow is a core dependency without type stubs: typed as Any like elsewhere in the package.
+pa: Any = importlib.import_module("pyarrow")
+pc: Any = importlib.import_module("pyarrow.compute")
+
+__all__ = ["RAY_STATE", "require_ray", "run"]
 
 RAY_STATE = "ray"  # OUTDIR/.luminamoon/ray: the stage files and the staged output
 PIPELINE_CONFIG_NAME = "pipeline.toml"
@@ -70,22 +77,13 @@ def require_ray() -> Any:
         importlib.import_module("ray.data")
     except ImportError as exc:
         raise RunError(
-            f"--engine ray needs Ray Data, which is not installed ({exc}): "
-            f"{install_hint('ray')}"
+            f"--engine ray needs Ray Data, which is not installed ({exc}): {install_hint('ray')}"
         ) from None
     return ray
 
 
-def _pa() -> Any:
-    return importlib.import_module("pyarrow")
-
-
 def _position(shard: int, record: Any) -> Any:
     return (shard << _SHARD_BITS) | record
-
-
-class RayRunStats(dict):  # type: ignore[type-arg]
-    """Timings and shuffle sizes of one Ray run (``.luminamoon/ray/stats.json``)."""
 
 
 # =============================================================================================
@@ -98,7 +96,6 @@ def _stage_path(state: str, shard: int) -> str:
 
 
 def _write_ipc_atomic(table: Any, path: str) -> None:
-    pa = _pa()
     temp = os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.partial")
     with pa.OSFile(temp, "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
         writer.write_table(table)
@@ -155,7 +152,7 @@ class _ShardStage:
 
     def __call__(self, batch: Any) -> Any:
         tables = [self._shard(int(s)) for s in batch.column("shard").to_pylist()]
-        return _pa().concat_tables(tables)
+        return pa.concat_tables(tables)
 
     def _shard(self, shard: int) -> Any:
         _fault(self.fault, "stage", shard)
@@ -163,11 +160,11 @@ class _ShardStage:
         try:
             return self._read(shard, path)
         except Exception as exc:  # reported by the driver, naming the shard
-            return _meta_table([], [], [], None, _info(shard, {"error": f"{type(exc).__name__}: {exc}"}))
+            return _meta_table(
+                [], [], [], None, _info(shard, {"error": f"{type(exc).__name__}: {exc}"})
+            )
 
     def _read(self, shard: int, path: str) -> Any:
-        pa = _pa()
-        np = importlib.import_module("numpy")
         stream = InputStream(
             [path],
             text_field=self.text_field,
@@ -235,8 +232,12 @@ class _ShardStage:
             "records": int(reader.get("records", 0)),
         }
         return _meta_table(
-            records, hashes, signatures, self.near.num_perm if self.near is not None else None,
-            _info(shard, info), shard=shard,
+            records,
+            hashes,
+            signatures,
+            self.near.num_perm if self.near is not None else None,
+            _info(shard, info),
+            shard=shard,
         )
 
     def _drops(
@@ -281,21 +282,20 @@ class _ShardStage:
 
 def _xxh3_column(texts: Any) -> Any:
     """XXH3-64 of each string of an Arrow string array (over its UTF-8 bytes, no decoding)."""
-    np = importlib.import_module("numpy")
-    pa = _pa()
     if not pa.types.is_string(texts.type):
         texts = texts.cast(pa.string())
     buffers = texts.buffers()
-    offsets = np.frombuffer(buffers[1], dtype=np.int32)[texts.offset : texts.offset + len(texts) + 1]
+    offsets = np.frombuffer(buffers[1], dtype=np.int32)[
+        texts.offset : texts.offset + len(texts) + 1
+    ]
     data = memoryview(buffers[2]) if buffers[2] is not None else memoryview(b"")
     hash_of = impl.xxh3_64
     bounds = offsets.tolist()
-    out = np.fromiter(
+    return np.fromiter(
         (hash_of(data[bounds[i] : bounds[i + 1]]) for i in range(len(texts))),
         dtype=np.uint64,
         count=len(texts),
     )
-    return out
 
 
 def _info(shard: int, info: Mapping[str, Any]) -> dict[str, Any]:
@@ -312,8 +312,6 @@ def _meta_table(
     shard: int = 0,
 ) -> Any:
     """Rows of positions, hashes and signatures, then one row holding the shard's summary."""
-    np = importlib.import_module("numpy")
-    pa = _pa()
     rec = np.concatenate(records) if records else np.zeros(0, dtype=np.int64)
     n = len(rec)
     pos = _position(shard, rec.astype(np.int64))
@@ -353,8 +351,6 @@ def _meta_table(
 
 def _exact_group(group: Any) -> Any:
     """One XXH3-64 group: every position but the smallest is a duplicate."""
-    np = importlib.import_module("numpy")
-    pa = _pa()
     pos = group.column("pos").to_numpy()
     if len(pos) < 2:
         return pa.table({"pos": pa.array([], pa.int64())})
@@ -364,8 +360,6 @@ def _exact_group(group: Any) -> Any:
 
 def _band_rows(batch: Any, *, bands: int, rows: int, mask: int, num_perm: int) -> Any:
     """Per document, one row per band: key = band index (2 bytes) + the band's stored values."""
-    np = importlib.import_module("numpy")
-    pa = _pa()
     n = batch.num_rows
     sig_col = batch.column("sig").combine_chunks()
     raw = np.frombuffer(sig_col.buffers()[1], dtype="<u4")
@@ -385,7 +379,6 @@ def _band_rows(batch: Any, *, bands: int, rows: int, mask: int, num_perm: int) -
 
 def _bucket_group(group: Any) -> Any:
     """One band bucket: its members when there are two or more (else nothing to decide)."""
-    pa = _pa()
     if group.num_rows < 2:
         return group.slice(0, 0)
     return group
@@ -395,8 +388,6 @@ def _resolve_near(
     candidates: Any, stored: Mapping[int, Any], min_matches: int
 ) -> tuple[list[int], dict[str, int]]:
     """The streaming rule over the buckets, in global position order (see the module doc)."""
-    np = importlib.import_module("numpy")
-    pc = importlib.import_module("pyarrow.compute")
     if candidates.num_rows == 0:
         return [], {"candidates": 0, "buckets": 0, "checks": 0, "largest_bucket": 0}
     encoded = pc.dictionary_encode(candidates.column("key")).combine_chunks()
@@ -457,10 +448,10 @@ def _write_shard(
     fault: dict[str, Any] | None,
 ) -> Any:
     ray = importlib.import_module("ray")
-    np = importlib.import_module("numpy")
-    pa = _pa()
     if backend != BACKEND:
-        raise RunError(f"the Ray worker runs the {BACKEND} backend but the driver the {backend} one")
+        raise RunError(
+            f"the Ray worker runs the {BACKEND} backend but the driver the {backend} one"
+        )
     if isinstance(dropped, ray.ObjectRef):
         dropped = ray.get(dropped)
     out = []
@@ -473,8 +464,13 @@ def _write_shard(
             table = table.filter(pa.array(mask))
         table = table.drop_columns([_RECORD])
         pipeline = FusedPipeline.from_config(
-            {"cleaner": False, "quality": False, "exact_dedup": False, "near_dedup": False,
-             "pii": pii},
+            {
+                "cleaner": False,
+                "quality": False,
+                "exact_dedup": False,
+                "near_dedup": False,
+                "pii": pii,
+            },
             threads=threads,
         )
         directory = os.path.join(state, "out")
@@ -518,14 +514,12 @@ def _write_shard(
 
 def _table_like(part: Any, columns: Mapping[str, Any]) -> Any:
     """The stage file's columns with the masked text (the schema metadata as the local run's)."""
-    pa = _pa()
     text = pa.array(columns["text"], type=pa.string())
     table = part.set_column(0, "text", text)
     return to_arrow_table(table)
 
 
 def _read_ipc(path: str) -> Any:
-    pa = _pa()
     with pa.memory_map(path) as source:
         return pa.ipc.open_file(source).read_all()
 
@@ -565,7 +559,6 @@ def _connect(ray: Any, address: str | None) -> bool:
 
 
 def _collect(ray: Any, ds: Any) -> Any:
-    pa = _pa()
     refs = ds.to_arrow_refs()
     tables = [t for t in ray.get(refs) if t.num_rows]
     if not tables:
@@ -627,11 +620,9 @@ def run(
     and ``batch_size`` mean what they mean for the local run. ``address``: the Ray cluster
     (``"auto"``, ``"host:port"``, ``"ray://..."``); ``None`` joins the Ray of this process if
     one is initialised, else starts a local one. ``actors``: the size of the actor pool
-    (default: the cluster's CPUs); ``partitions``: the partitions of each shuffle (default: 2 ×
+    (default: the cluster's CPUs); ``partitions``: the partitions of each shuffle (default: 2 x
     actors); ``threads``: worker threads per actor (results never depend on it).
     """
-    from .run import RunSettings, _json_bytes, _write_atomic, build_pipeline_config
-
     ray = require_ray()
     if format not in FORMATS:
         hint = impl.did_you_mean(format, FORMATS)
@@ -671,7 +662,16 @@ def run(
     timings: dict[str, Any] = {}
     try:
         report = _drive(
-            ray, settings, effective, outdir, state, threads, actors, partitions, _fault, timings
+            ray,
+            settings=settings,
+            config=effective,
+            outdir=outdir,
+            state_path=state,
+            threads=threads,
+            actors=actors,
+            partitions=partitions,
+            fault=_fault,
+            timings=timings,
         )
         _write_atomic(outdir / PIPELINE_CONFIG_NAME, pipeline.to_toml().encode("utf-8"))
         _write_atomic(outdir / REPORT_NAME, _json_bytes(report))
@@ -705,6 +705,7 @@ def _clean_partial(outdir: Path, ext: str) -> None:
 
 def _drive(
     ray: Any,
+    *,
     settings: Any,
     config: dict[str, Any],
     outdir: Path,
@@ -715,8 +716,6 @@ def _drive(
     fault: dict[str, Any] | None,
     timings: dict[str, Any],
 ) -> dict[str, Any]:
-    np = importlib.import_module("numpy")
-    pa = _pa()
     rd = importlib.import_module("ray.data")
     ctx = rd.DataContext.get_current()
     ctx.enable_progress_bars = False
@@ -730,7 +729,9 @@ def _drive(
     clock = time.monotonic()
 
     # -- A: per shard ------------------------------------------------------------------------
-    items = rd.from_items([{"shard": i} for i in range(len(shards))], override_num_blocks=len(shards))
+    items = rd.from_items(
+        [{"shard": i} for i in range(len(shards))], override_num_blocks=len(shards)
+    )
     meta_ds = items.map_batches(
         _ShardStage,
         batch_size=1,
@@ -773,8 +774,10 @@ def _drive(
             target["examples"].extend(entry["examples"][: max(room, 0)])
         for stage, rules in info["drops"].items():
             for rule, entry in rules.items():
-                target = totals["drops"].setdefault(stage, {}).setdefault(
-                    rule, {"count": 0, "examples": []}
+                target = (
+                    totals["drops"]
+                    .setdefault(stage, {})
+                    .setdefault(rule, {"count": 0, "examples": []})
                 )
                 target["count"] += entry["count"]
                 for example in entry["examples"]:
@@ -852,7 +855,9 @@ def _drive(
             for p, row in zip(rows.column("pos").to_numpy().tolist(), sig, strict=True):
                 stored[p] = row
         else:
-            candidates = pa.table({"key": pa.array([], pa.binary()), "pos": pa.array([], pa.int64())})
+            candidates = pa.table(
+                {"key": pa.array([], pa.binary()), "pos": pa.array([], pa.int64())}
+            )
         dropped_list, near_stats = _resolve_near(candidates, stored, near.min_matches)
         near_dropped = np.sort(np.asarray(dropped_list, dtype=np.int64))
         totals["stages"]["near_dedup"] = {"total": near_total, "duplicates": len(near_dropped)}
@@ -918,7 +923,11 @@ def _drive(
         target = outdir / info["file"]
         os.replace(source, target)
         totals["files"].append(
-            {"name": info["file"], "rows": _rows(target, settings.format), "bytes": target.stat().st_size}
+            {
+                "name": info["file"],
+                "rows": _rows(target, settings.format),
+                "bytes": target.stat().st_size,
+            }
         )
     timings["write_seconds"] = time.monotonic() - clock
     return build_report(settings, totals)
@@ -930,25 +939,19 @@ def _order_stages(totals: dict[str, Any]) -> None:
 
 
 def _rows(path: Path, fmt: str) -> int:
-    from .run import _rows_of
-
     return _rows_of(str(path), fmt)
 
 
 def _summary_rows(batch: Any) -> Any:
-    pc = importlib.import_module("pyarrow.compute")
     return batch.filter(pc.less(batch.column("pos"), 0)).select(["info"])
 
 
 def _document_rows(batch: Any) -> Any:
-    pc = importlib.import_module("pyarrow.compute")
     return batch.filter(pc.greater_equal(batch.column("pos"), 0)).select(["pos", "hash", "sig"])
 
 
 def _without(batch: Any, *, gone: Any) -> Any:
     ray = importlib.import_module("ray")
-    np = importlib.import_module("numpy")
-    pa = _pa()
     if isinstance(gone, ray.ObjectRef):
         gone = ray.get(gone)
     keep = ~np.isin(batch.column("pos").to_numpy(), gone)
@@ -957,8 +960,6 @@ def _without(batch: Any, *, gone: Any) -> Any:
 
 def _only(batch: Any, *, wanted: Any) -> Any:
     ray = importlib.import_module("ray")
-    np = importlib.import_module("numpy")
-    pa = _pa()
     if isinstance(wanted, ray.ObjectRef):
         wanted = ray.get(wanted)
     keep = np.isin(batch.column("pos").to_numpy(), wanted)
@@ -983,7 +984,3 @@ def _dedup_examples(
         example["shard"] = settings.shards[shard]
         out.append(example)
     return out
-
-
-def _iter(values: Iterator[Any]) -> list[Any]:  # pragma: no cover - typing helper
-    return list(values)
