@@ -197,6 +197,7 @@ def test_address_that_does_not_answer(corpus: list[str], tmp_path: Path) -> None
     with pytest.raises(RunError, match=rf"127\.0\.0\.1:{port}' does not answer"):
         lray.run(None, corpus, tmp_path / "out", address=f"127.0.0.1:{port}")
     assert not (tmp_path / "out" / "report.json").exists()
+    assert not (tmp_path / "out" / ".luminamoon" / "ray").exists()
 
 
 def test_without_ray_the_option_says_how_to_install_it(

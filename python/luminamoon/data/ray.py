@@ -656,11 +656,11 @@ def run(
     _check_outdir(outdir, ext)
     preflight_text_field(shards, text_field)
     state = outdir / STATE_DIR / RAY_STATE
-    shutil.rmtree(state, ignore_errors=True)
-    (state / "stage").mkdir(parents=True)
     started_here = _connect(ray, address)
     timings: dict[str, Any] = {}
     try:
+        shutil.rmtree(state, ignore_errors=True)
+        (state / "stage").mkdir(parents=True)
         report = _drive(
             ray,
             settings=settings,
