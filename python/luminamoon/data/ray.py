@@ -703,7 +703,24 @@ def _clean_partial(outdir: Path, ext: str) -> None:
             entry.unlink()
 
 
-def _drive(
+def _drive(ray: Any, **stages: Any) -> dict[str, Any]:
+    """The stages under this run's Ray Data settings; the caller's settings are put back."""
+    rd = importlib.import_module("ray.data")
+    ctx = rd.DataContext.get_current()
+    saved = (ctx.enable_progress_bars, ctx.print_on_execution_start, ctx.shuffle_strategy)
+    ctx.enable_progress_bars = False
+    ctx.print_on_execution_start = False
+    # Sort-based shuffles (range partitions of the key, which is a uniform hash or hash-derived
+    # band key, so the ranges split as evenly as hash partitions would): Ray Data's hash shuffle
+    # starts aggregator actors, ~11 s per shuffle on a small cluster.
+    ctx.shuffle_strategy = rd.context.ShuffleStrategy.SORT_SHUFFLE_PULL_BASED
+    try:
+        return _stages(ray, **stages)
+    finally:
+        ctx.enable_progress_bars, ctx.print_on_execution_start, ctx.shuffle_strategy = saved
+
+
+def _stages(
     ray: Any,
     *,
     settings: Any,
@@ -717,10 +734,6 @@ def _drive(
     timings: dict[str, Any],
 ) -> dict[str, Any]:
     rd = importlib.import_module("ray.data")
-    ctx = rd.DataContext.get_current()
-    ctx.enable_progress_bars = False
-    ctx.print_on_execution_start = False
-    ctx.shuffle_strategy = rd.context.ShuffleStrategy.SORT_SHUFFLE_PULL_BASED
     shards = settings.shards
     state = str(state_path)
     cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
