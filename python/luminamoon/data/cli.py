@@ -18,6 +18,8 @@ from ._optional import core_status, extras_status
 from .demo import run_demo
 from .errors import LuminaMoonError, RunInterruptedError
 from .fallbacks.build_info import build_info as fallbacks_build_info
+from .ray import require_ray
+from .ray import run as ray_run
 from .run import format_report, load_report, run
 
 _COMMANDS = ("run", "stats", "demo", "inspect", "info")
@@ -58,6 +60,11 @@ def _split_list(values: Sequence[str] | str | None) -> list[str]:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.engine == "ray":
+        return _run_ray(args)
+    if args.address is not None:
+        print("luminamoon-data: --address needs --engine ray", file=sys.stderr)
+        return EXIT_USAGE
     report = run(
         args.inputs,
         args.output,
@@ -79,6 +86,29 @@ def _run(args: argparse.Namespace) -> int:
     else:
         _, timings = load_report(args.output)
         print(format_report(report, timings))
+    return EXIT_OK
+
+
+def _run_ray(args: argparse.Namespace) -> int:
+    require_ray()
+    report = ray_run(
+        args.config,
+        args.inputs,
+        args.output,
+        text_field=args.text_field,
+        fields=_split_list(args.fields),
+        format=args.format,
+        preset=_split_list(args.preset) or None,
+        pii=not args.no_pii,
+        threads=args.threads or 1,
+        row_group_size=args.row_group_size,
+        batch_size=args.batch_size,
+        address=args.address,
+    )
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print(format_report(report))
     return EXIT_OK
 
 
@@ -205,6 +235,19 @@ def _parser() -> argparse.ArgumentParser:
         help="auto: a live line on a terminal, log lines otherwise",
     )
     run.add_argument("--json", action="store_true", help="print the report as JSON")
+    run.add_argument(
+        "--engine",
+        default="local",
+        choices=("local", "ray"),
+        help="local (default; crash-safe, resumable) or ray (Ray Data cluster, same result; "
+        "needs pip install 'luminamoon-data[ray]'; docs/ray.md)",
+    )
+    run.add_argument(
+        "--address",
+        default=None,
+        help="with --engine ray: the cluster (auto, host:port or ray://...); default: start a "
+        "local Ray",
+    )
     stats = sub.add_parser("stats", help="print a finished run's report again")
     stats.add_argument("outdir", type=Path, metavar="OUTDIR")
     stats.add_argument("--json", action="store_true", help="print the report as JSON")
