@@ -144,18 +144,46 @@ std::size_t Shingler::run(std::string_view document, ShingleSink sink, void* con
 //    block with 16-byte stores;
 //  * one code point at a time wherever a block holds a byte >= 0x80 (UTF-8 decoding, Unicode
 //    word flags and lowercasing), until the input is past that block.
-// A token may start in one path and end in the other (`in_token`).
+// A token may start in one path and end in the other (`in_token`). The hot state lives in
+// locals, written back only around flush(): the byte stores into the normalised text may alias
+// any member, which would otherwise be reloaded after each of them.
 std::size_t Shingler::run_words(std::string_view document) {
-  auto* norm = reinterpret_cast<std::uint8_t*>(norm_.data());
+  std::uint8_t* const norm = reinterpret_cast<std::uint8_t*>(norm_.data());
+  std::size_t* const ring = ring_.data();
+  std::size_t* const begins = begins_.data();
+  std::size_t* const ends = ends_.data();
+  const std::uint32_t ngram = ngram_;
+  std::size_t size = 0;  // norm_size_
+  std::size_t token_start = 0;
+  std::uint32_t ring_pos = 0;
+  std::uint64_t units = 0;
+  std::size_t pending = 0;  // chunk_size_
+  std::size_t shingles = 0;
   const auto* p = reinterpret_cast<const std::uint8_t*>(document.data());
   const std::uint8_t* const end = p + document.size();
   std::size_t tokens = 0;
   bool in_token = false;
   const std::uint8_t* scalar_until = p;  // the scalar path runs at least up to here
   const auto start_token = [&] {
-    if (tokens++ != 0) norm[norm_size_++] = ' ';
-    token_start_ = norm_size_;
+    if (tokens++ != 0) norm[size++] = ' ';
+    token_start = size;
     in_token = true;
+  };
+  const auto end_token = [&] {
+    in_token = false;
+    // ring holds the starts of the last ngram tokens; ring_pos is where the next one goes,
+    // which once the ring is full is also the oldest one's slot.
+    ring[ring_pos] = token_start;
+    ring_pos = ring_pos + 1 == ngram ? 0 : ring_pos + 1;
+    if (++units < ngram) return;
+    begins[pending] = ring[ring_pos];
+    ends[pending] = size;
+    ++shingles;
+    if (++pending == kChunk) {
+      chunk_size_ = pending;
+      flush();
+      pending = 0;
+    }
   };
   while (p < end) {
 #if defined(__SSE2__)
@@ -188,14 +216,13 @@ std::size_t Shingler::run_words(std::string_view document) {
           const std::uint64_t rest = ~word >> pos;
           const unsigned run = rest == 0 ? 64 - pos : static_cast<unsigned>(std::countr_zero(rest));
           for (unsigned k = 0; k < run; k += 16) {
-            _mm_storeu_si128(reinterpret_cast<__m128i*>(norm + norm_size_ + k),
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(norm + size + k),
                              _mm_loadu_si128(reinterpret_cast<const __m128i*>(lowered + pos + k)));
           }
-          norm_size_ += run;
+          size += run;
           pos += run;
           if (pos == 64) break;  // the token goes on in the next block
-          in_token = false;
-          push_unit(token_start_);
+          end_token();
         }
         const std::uint64_t rest = word >> pos;
         if (rest == 0) break;  // separators to the block's end
@@ -228,17 +255,16 @@ std::size_t Shingler::run_words(std::string_view document) {
       if ((flags & kWordFlag) == 0) continue;
       if ((flags & kHasLowerFlag) != 0) cp = simple_lower(cp);
       start_token();
-      append_code_point(cp);
+      size += utf8_internal::encode(cp, norm + size);
       continue;
     }
     // Inside a token: copy ASCII runs straight through, one multibyte word character at a time.
-    const std::size_t run = copy_ascii_word_run(p, end, norm + norm_size_);
+    const std::size_t run = copy_ascii_word_run(p, end, norm + size);
     p += run;
-    norm_size_ += run;
+    size += run;
     if (p == end) break;
     if (*p < 0x80) {  // an ASCII separator (copy_ascii_word_run stops only there or at >= 0x80)
-      in_token = false;
-      push_unit(token_start_);
+      end_token();
       continue;
     }
     std::uint32_t cp = 0;
@@ -247,15 +273,20 @@ std::size_t Shingler::run_words(std::string_view document) {
     if ((flags & kWordFlag) == 0) {
       // An invalid byte or a non-word character ends the token; the between-tokens step
       // reads it again as a separator.
-      in_token = false;
-      push_unit(token_start_);
+      end_token();
       continue;
     }
     p += length;
     if ((flags & kHasLowerFlag) != 0) cp = simple_lower(cp);
-    append_code_point(cp);
+    size += utf8_internal::encode(cp, norm + size);
   }
-  if (in_token) push_unit(token_start_);
+  if (in_token) end_token();
+  norm_size_ = size;
+  token_start_ = token_start;
+  ring_pos_ = ring_pos;
+  units_ = units;
+  chunk_size_ = pending;
+  shingles_ += shingles;
   return tokens;
 }
 
