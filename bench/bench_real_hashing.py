@@ -200,7 +200,7 @@ def main() -> None:
 
         docs = long_docs + [t[:-1] + t[-1] for t in long_docs]
         random.Random(5).shuffle(docs)
-        docs = docs * 10  # 40K strings; the repeats are all duplicates
+        docs = docs * 10  # the repeats are all duplicates
 
         def peer() -> list[bool]:
             seen: set[int] = set()
