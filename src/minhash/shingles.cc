@@ -188,7 +188,10 @@ std::size_t Shingler::run_words(std::string_view document) {
   while (p < end) {
 #if defined(__SSE2__)
     if (p >= scalar_until && end - p >= 64) {
+      // 16 bytes past the block: a token's last 16-byte store may read them (into the slack
+      // past the normalised text), so they are defined.
       alignas(16) std::uint8_t lowered[64 + 16];
+      _mm_store_si128(reinterpret_cast<__m128i*>(lowered + 64), _mm_setzero_si128());
       std::uint64_t word = 0;
       std::uint64_t high = 0;
       for (int k = 0; k < 4; ++k) {
