@@ -88,8 +88,25 @@ DocumentViews::~DocumentViews() {
 }
 
 std::string_view DocumentViews::add(nb::handle document, const std::string& where) {
-  PyObject* obj = document.ptr();
+  return add_object(document.ptr(), &where, 0);
+}
+
+std::string_view DocumentViews::add_object(PyObject* obj, const std::string* where,
+                                           std::size_t index) {
+  const auto prefix = [&] {
+    return where != nullptr ? *where : "texts[" + std::to_string(index) + "]";
+  };
   if (PyUnicode_Check(obj)) {
+#if !defined(Py_LIMITED_API)
+    // Compact ASCII (most text): its characters are its UTF-8 bytes, stored right after the
+    // object header; read them in place, without PyUnicode_AsUTF8AndSize's call. The limited
+    // API (the abi3 build for CPython >= 3.12) has no access to the object's layout, so it
+    // always takes the call below; CPython answers it from the same buffer, no new object.
+    if (PyUnicode_IS_COMPACT_ASCII(obj)) {
+      return views_.emplace_back(static_cast<const char*>(PyUnicode_DATA(obj)),
+                                 static_cast<std::size_t>(PyUnicode_GET_LENGTH(obj)));
+    }
+#endif
     Py_ssize_t size = 0;
     const char* data = PyUnicode_AsUTF8AndSize(obj, &size);
     if (data == nullptr && lone_surrogates_ == LoneSurrogates::kSurrogatepass) {
@@ -104,7 +121,7 @@ std::string_view DocumentViews::add(nb::handle document, const std::string& wher
     }
     if (data == nullptr) {
       PyErr_Clear();
-      throw nb::value_error((where +
+      throw nb::value_error((prefix() +
                              ": str cannot be encoded as UTF-8 (it contains a lone surrogate); "
                              "pass bytes, or fix the text with .encode('utf-8', 'replace')")
                                 .c_str());
@@ -120,14 +137,14 @@ std::string_view DocumentViews::add(nb::handle document, const std::string& wher
     Py_buffer buffer;
     if (PyObject_GetBuffer(obj, &buffer, PyBUF_SIMPLE) != 0) {
       PyErr_Clear();
-      throw nb::type_error((where + ": expected a contiguous bytes-like object").c_str());
+      throw nb::type_error((prefix() + ": expected a contiguous bytes-like object").c_str());
     }
     buffers_.push_back(buffer);
     return views_.emplace_back(static_cast<const char*>(buffer.buf),
                                static_cast<std::size_t>(buffer.len));
   }
-  throw nb::type_error((where + ": expected str or bytes-like, got " +
-                        std::string(nb::type_name(document.type()).c_str()))
+  throw nb::type_error((prefix() + ": expected str or bytes-like, got " +
+                        std::string(nb::type_name(nb::handle(obj).type()).c_str()))
                            .c_str());
 }
 
@@ -136,9 +153,24 @@ void DocumentViews::add_batch(nb::handle documents) {
     // A tuple snapshot holds a reference to every element, so the views stay valid even if
     // another thread mutates the caller's list while the GIL is released.
     nb::tuple items = nb::steal<nb::tuple>(PySequence_Tuple(documents.ptr()));
+    if (!items.is_valid()) throw nb::python_error();
     const std::size_t n = nb::len(items);
     views_.reserve(views_.size() + n);
-    for (std::size_t i = 0; i < n; ++i) add(items[i], "texts[" + std::to_string(i) + "]");
+    // Each str is a separate heap object, so reading its header is a cache miss on a large
+    // batch: fetch the headers a few items ahead.
+    constexpr std::size_t kAhead = 8;
+    PyObject* tuple = items.ptr();
+    const auto item = [tuple](std::size_t i) {
+#if defined(Py_LIMITED_API)
+      return PyTuple_GetItem(tuple, static_cast<Py_ssize_t>(i));  // borrowed
+#else
+      return PyTuple_GET_ITEM(tuple, static_cast<Py_ssize_t>(i));
+#endif
+    };
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i + kAhead < n) __builtin_prefetch(item(i + kAhead));
+      add_object(item(i), nullptr, i);
+    }
     keep_alive_.push_back(std::move(items));
     return;
   }

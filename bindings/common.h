@@ -68,6 +68,8 @@ class DocumentViews {
 
  private:
   void add_arrow(nb::handle documents);
+  // add() for texts[index] when where is null: the message prefix is built only on an error.
+  std::string_view add_object(PyObject* obj, const std::string* where, std::size_t index);
   std::vector<std::string_view> views_;
   std::vector<Py_buffer> buffers_;
   std::vector<nb::object> keep_alive_;  // tuples, capsules and stream chunks behind the views

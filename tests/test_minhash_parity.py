@@ -70,6 +70,39 @@ def test_signatures_and_shapes(config: dict[str, Any], docs: list[Any]) -> None:
     both(run)
 
 
+# Long documents for the word tokenizer's two paths (64-byte pure-ASCII blocks, and code point
+# by code point wherever a block holds a byte >= 0x80): ASCII words of every length, so tokens
+# cross block boundaries and outlast whole blocks, with sparse multibyte words, non-word
+# characters and invalid bytes that switch paths mid-token.
+ascii_words = st.text(
+    alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
+    min_size=1,
+    max_size=90,
+).map(str.encode)
+mixed_segments = st.one_of(
+    ascii_words,
+    ascii_words,
+    ascii_words,
+    st.sampled_from([b" ", b"  ", b"\n\n", b", ", b".\t", b" -- "]),
+    st.sampled_from([w.encode() for w in VOCABULARY] + ["—".encode(), "\u00a0".encode()]),
+    st.sampled_from([b"\xff", b"\xe2\x82", b"\xc3", b"\xed\xa0\x80"]),
+)
+long_docs = st.lists(mixed_segments, min_size=1, max_size=120).map(b"".join)
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    ngram=st.integers(1, 6),
+    docs=st.lists(long_docs, min_size=1, max_size=3),
+)
+def test_word_tokenizer_on_long_mixed_documents(ngram: int, docs: list[bytes]) -> None:
+    def run(mod: ModuleType) -> Any:
+        d = mod.MinHashDeduplicator(num_perm=16, ngram=ngram, shingle="word", seed=5)
+        return [d.signature(doc) for doc in docs], d.signatures(docs).tolist()
+
+    both(run)
+
+
 @settings(max_examples=150, deadline=None)
 @given(
     config=configs,

@@ -1,17 +1,66 @@
 // Thin wrapper over the xxHash library (Debian's libxxhash-dev), compiled inline so the hash is a
-// direct call with no PLT hop.
+// direct call with no PLT hop. Inputs longer than 240 bytes (XXH3's striped loop) go to the
+// build for the live ISA (internal/xxh3_kernels.h): same values, the loop in AVX2/AVX-512.
 #include "luminamoon/data/common/xxh3.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "common/internal/isa_dispatch.h"
+#include "common/internal/xxh3_kernels.h"
+
 namespace luminamoon::data {
+namespace internal {
+namespace {
+
+constexpr std::size_t kLongInput = XXH3_MIDSIZE_MAX;  // 240: longer inputs run the striped loop
+
+constexpr Xxh3Kernel kScalar{Isa::kScalar, xxh3_64_scalar};
+#if defined(LUMINAMOON_HAVE_X86_KERNELS)
+constexpr Xxh3Kernel kAvx2{Isa::kAvx2, xxh3_64_avx2};
+#endif
+
+constexpr IsaKernels<Xxh3Kernel> kTables {
+  .scalar = &kScalar,
+#if defined(LUMINAMOON_HAVE_X86_KERNELS)
+  // The avx512 level runs the AVX2 loop: xxHash's AVX-512 one trips GCC 12's
+  // -Wmaybe-uninitialized in its own intrinsics headers (GCC bug 105593), and on this loop it
+  // adds little over AVX2 (the loads, not the lanes, bound it).
+      .avx2 = &kAvx2, .avx512 = &kAvx2,
+#endif
+  .neon = &kScalar,  // the default flags already give xxHash's NEON loop on AArch64
+};
+
+}  // namespace
+
+std::uint64_t xxh3_64_scalar(const void* data, std::size_t size, std::uint64_t seed) noexcept {
+  return XXH3_64bits_withSeed(data, size, seed);
+}
+
+const Xxh3Kernel& xxh3_kernel_for(Isa isa) { return select_kernel(kTables, isa, "XXH3"); }
+
+const Xxh3Kernel& active_xxh3_kernel() noexcept {
+  // xxh3_64 is noexcept: a bad LUMINAMOON_SIMD (active_isa throws) keeps the scalar loop here,
+  // the same values; the stages that pick kernels raise the error to the user.
+  static const Xxh3Kernel& active = []() -> const Xxh3Kernel& {
+    try {
+      return xxh3_kernel_for(active_isa());
+    } catch (...) {
+      return kScalar;
+    }
+  }();
+  return active;
+}
+
+}  // namespace internal
 
 std::uint64_t xxh3_64(const void* data, std::size_t size) noexcept {
+  if (size > internal::kLongInput) return internal::active_xxh3_kernel().hash(data, size, 0);
   return XXH3_64bits(data, size);
 }
 
 std::uint64_t xxh3_64(const void* data, std::size_t size, std::uint64_t seed) noexcept {
+  if (size > internal::kLongInput) return internal::active_xxh3_kernel().hash(data, size, seed);
   return XXH3_64bits_withSeed(data, size, seed);
 }
 

@@ -195,13 +195,18 @@ void MinHashDeduplicator::filter_batch(std::span<const std::string_view> documen
   for (std::size_t begin = 0; begin < documents.size(); begin += kBatchChunk) {
     const std::size_t n = std::min(kBatchChunk, documents.size() - begin);
     signatures.resize(n * p);
-    hasher_.signatures(documents.subspan(begin, n), signatures, options_.threads);
-    // Sequential in input order: "first occurrence wins" and thread-count independence.
+    // Probing is sequential in input order ("first occurrence wins", thread-count independence)
+    // but pipelined: each finished range of signatures is probed while the pool computes the
+    // next ones. The lock is held across, so no other call stages documents in between.
     std::lock_guard lock(mutex_);
-    for (std::size_t i = 0; i < n; ++i) {
-      pack_row(signatures.data() + i * p, hasher_.num_perm(), value_bits_, row.data());
-      keep[begin + i] = index_->add_if_unique(row.data()) ? 1 : 0;
-    }
+    hasher_.signatures(documents.subspan(begin, n), signatures, options_.threads,
+                       [&](std::size_t from, std::size_t to) {
+                         for (std::size_t i = from; i < to; ++i) {
+                           pack_row(signatures.data() + i * p, hasher_.num_perm(), value_bits_,
+                                    row.data());
+                           keep[begin + i] = index_->add_if_unique(row.data()) ? 1 : 0;
+                         }
+                       });
   }
 }
 

@@ -4,7 +4,9 @@
 #include "luminamoon/data/minhash/minhash_signature.h"
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
+#include <mutex>
 
 #include "luminamoon/data/common/error.h"
 #include "luminamoon/data/common/worker_pool.h"
@@ -101,6 +103,12 @@ std::vector<std::uint32_t> MinHasher::signature(std::string_view document) const
 
 void MinHasher::signatures(std::span<const std::string_view> documents,
                            std::span<std::uint32_t> out, unsigned threads) const {
+  signatures(documents, out, threads, RangeConsumer());
+}
+
+void MinHasher::signatures(std::span<const std::string_view> documents,
+                           std::span<std::uint32_t> out, unsigned threads,
+                           const RangeConsumer& consume) const {
   const std::size_t n = documents.size();
   const std::size_t p = config_.num_perm;
   if (out.size() != n * p) {
@@ -110,13 +118,50 @@ void MinHasher::signatures(std::span<const std::string_view> documents,
   WorkerPool& pool = WorkerPool::shared();
   const unsigned workers = pool.workers_for(n, threads, kMinDocumentsPerWorker);
   std::vector<std::unique_ptr<Shingler>> shinglers(workers);  // per worker, made on first use
+  // In-order hand-off: done[k] is set once block k's signatures are written; whoever holds
+  // `consuming` hands every done block from `next` on to consume, in order.
+  const std::size_t blocks = (n + kBlock - 1) / kBlock;
+  std::unique_ptr<std::atomic<bool>[]> done;
+  if (consume) done = std::make_unique<std::atomic<bool>[]>(blocks);
+  std::mutex consuming;
+  std::atomic<std::size_t> next{0};
+  const auto consume_done = [&] {  // with `consuming` held
+    std::size_t k = next.load(std::memory_order_relaxed);
+    while (k < blocks && done[k].load(std::memory_order_acquire)) {
+      consume(k * kBlock, std::min(n, (k + 1) * kBlock));
+      next.store(++k, std::memory_order_relaxed);
+    }
+  };
+  const auto drain = [&] {
+    for (;;) {
+      {
+        std::unique_lock lock(consuming, std::try_to_lock);
+        if (!lock.owns_lock()) return;  // the holder re-checks after it lets go
+        consume_done();
+      }
+      // A block that finished after the scan above but before the unlock found the lock taken:
+      // look once more, so that it is not left waiting for a later block's worker.
+      const std::size_t k = next.load(std::memory_order_relaxed);
+      if (k >= blocks || !done[k].load(std::memory_order_acquire)) return;
+    }
+  };
   pool.run(n, workers, kBlock, [&](std::size_t begin, std::size_t end, unsigned worker) {
     std::unique_ptr<Shingler>& shingler = shinglers[worker];
     if (!shingler) shingler = std::make_unique<Shingler>(config_.shingle, config_.ngram);
     for (std::size_t i = begin; i < end; ++i) {
       compute(*this, *shingler, documents[i], out.data() + i * p);
     }
+    if (consume) {
+      done[begin / kBlock].store(true, std::memory_order_release);
+      drain();
+    }
   });
+  // Every block is done now. Ranges can be left over when a drain lost a race (or try_lock failed
+  // spuriously): those only waited, and are consumed here, in order.
+  if (consume) {
+    std::lock_guard lock(consuming);
+    consume_done();
+  }
 }
 
 std::vector<std::uint64_t> MinHasher::shingle_hashes(std::string_view document) const {

@@ -30,6 +30,8 @@ class Shingler {
   std::string_view normalized() const noexcept { return {norm_.data(), norm_size_}; }
 
  private:
+  std::size_t run_words(std::string_view document);
+  std::size_t run_chars(std::string_view document);
   void append_code_point(std::uint32_t cp);
   void push_unit(std::size_t start);
   void emit(std::size_t begin);
@@ -43,6 +45,11 @@ class Shingler {
   std::uint32_t ring_pos_ = 0;
   std::uint64_t units_ = 0;  // tokens (kWord) or code points (kChar) so far
   std::size_t token_start_ = 0;
+  // The pending shingles of the current chunk, as [begin, end) byte ranges of the normalised
+  // text: they are hashed together in flush(), a tight loop of independent XXH3 calls that the
+  // CPU overlaps (hashing inside the tokenizer loop serialised them behind its branches).
+  std::vector<std::size_t> begins_;
+  std::vector<std::size_t> ends_;
   std::vector<std::uint64_t> chunk_;
   std::size_t chunk_size_ = 0;
   std::size_t shingles_ = 0;

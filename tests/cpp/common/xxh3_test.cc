@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <random>
 #include <vector>
+
+#include "common/internal/xxh3_kernels.h"
 
 namespace luminamoon::data {
 namespace {
@@ -36,6 +39,44 @@ TEST(Xxh3, StringViewOverloadHashesTheBytes) {
   const std::string_view text = "h\xc3\xa9llo";
   EXPECT_EQ(xxh3_64(text), xxh3_64(text.data(), text.size()));
 }
+
+// Every XXH3 build this CPU can run (internal/xxh3_kernels.h) gives the scalar build's values, at
+// every length around the short/mid/long boundaries and its stripe and block sizes, with and
+// without a seed, at unaligned starts.
+class Xxh3KernelIsa : public ::testing::TestWithParam<Isa> {};
+
+TEST_P(Xxh3KernelIsa, MatchesScalar) {
+  const internal::Xxh3Kernel& kernel = internal::xxh3_kernel_for(GetParam());
+  std::mt19937_64 rng(5);
+  std::vector<std::uint8_t> buffer(70000);
+  for (auto& byte : buffer) byte = static_cast<std::uint8_t>(rng());
+  std::vector<std::size_t> sizes;
+  for (std::size_t n = 0; n <= 1100; ++n) sizes.push_back(n);
+  for (const std::size_t n : {2047U, 2048U, 4095U, 4096U, 8191U, 65536U, 69999U})
+    sizes.push_back(n);
+  for (const std::size_t size : sizes) {
+    for (const std::size_t offset : {std::size_t{0}, std::size_t{3}}) {
+      if (offset + size > buffer.size()) continue;
+      const std::uint8_t* data = buffer.data() + offset;
+      for (const std::uint64_t seed : {std::uint64_t{0}, std::uint64_t{0x9E3779B97F4A7C15ULL}}) {
+        ASSERT_EQ(kernel.hash(data, size, seed), internal::xxh3_64_scalar(data, size, seed))
+            << isa_name(GetParam()) << " size=" << size << " offset=" << offset;
+      }
+    }
+  }
+  // The public entry point dispatches long inputs and gives the same values.
+  EXPECT_EQ(xxh3_64(buffer.data(), 8192), internal::xxh3_64_scalar(buffer.data(), 8192, 0));
+  EXPECT_EQ(xxh3_64(buffer.data(), 241, 7), internal::xxh3_64_scalar(buffer.data(), 241, 7));
+}
+
+TEST(Xxh3Kernel, ActiveKernelIsSupported) {
+  EXPECT_TRUE(isa_supported(internal::active_xxh3_kernel().isa));
+}
+
+INSTANTIATE_TEST_SUITE_P(SupportedIsas, Xxh3KernelIsa, ::testing::ValuesIn(supported_isas()),
+                         [](const ::testing::TestParamInfo<Isa>& param) {
+                           return std::string(isa_name(param.param));
+                         });
 
 }  // namespace
 }  // namespace luminamoon::data

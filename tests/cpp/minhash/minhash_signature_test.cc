@@ -3,8 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cctype>
 #include <random>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "luminamoon/data/common/error.h"
@@ -132,6 +136,134 @@ TEST(MinHasher, BatchSignaturesDoNotDependOnThreads) {
                                          one.begin() + static_cast<std::ptrdiff_t>(i * 64 + 64)),
               h.signature(views[i]));
   }
+}
+
+// The word tokenizer reads pure-ASCII 64-byte blocks by bit masks and everything else one code
+// point at a time; tokens cross between the two. Reference: a byte loop that knows the three
+// non-ASCII sequences the generator uses (é a word character, an em dash and an invalid byte
+// separators).
+std::string reference_words(std::string_view text) {
+  std::string out;
+  bool in_token = false;
+  const auto word_byte = [&](std::string_view bytes) {
+    if (!in_token && !out.empty()) out += ' ';
+    in_token = true;
+    out += bytes;
+  };
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (text.substr(i, 2) == "\xC3\xA9") {
+      word_byte("\xC3\xA9");
+      i += 2;
+    } else if (text.substr(i, 2) == "\xC3\x89") {  // É lowercases to é
+      word_byte("\xC3\xA9");
+      i += 2;
+    } else if (c < 0x80 && std::isalnum(c) != 0) {
+      word_byte(std::string(1, static_cast<char>(std::tolower(c))));
+      ++i;
+    } else {
+      in_token = false;
+      i += text.substr(i, 3) == "\xE2\x80\x94" ? std::size_t{3} : std::size_t{1};
+    }
+  }
+  return out;
+}
+
+TEST(Shingles, AsciiBlocksAndCodePointsMakeTheSameTokens) {
+  std::mt19937_64 rng(17);
+  const char* pieces[] = {" ", "  ", "\n\n", ", ", "\xC3\xA9", "\xC3\x89", "\xE2\x80\x94", "\xFF"};
+  MinHasher w5(MinHashConfig{8, ShingleKind::kWord, 5, 1});
+  for (int doc = 0; doc < 300; ++doc) {
+    std::string text;
+    const std::size_t parts = rng() % 200;
+    const bool ascii_only = doc % 3 == 0;
+    for (std::size_t k = 0; k < parts; ++k) {
+      if (rng() % 4 != 0 || ascii_only) {
+        // A word of 1..100 characters (long ones outlast a 64-byte block), then a separator.
+        const std::size_t len = 1 + (rng() % 8 == 0 ? rng() % 100 : rng() % 9);
+        for (std::size_t j = 0; j < len; ++j) {
+          const char* alnum = "abcXYZ0189qQ";
+          text += alnum[rng() % 12];
+        }
+        text += ascii_only ? pieces[rng() % 4] : pieces[rng() % 8];
+      } else {
+        text += pieces[4 + rng() % 4];  // may land inside a word: it extends or splits it
+      }
+    }
+    const std::string expected = reference_words(text);
+    ASSERT_EQ(normalize_for_shingles(text), expected) << "doc " << doc;
+    // The shingles are the XXH3 of 5-token windows of that text.
+    std::vector<std::string_view> tokens;
+    for (std::size_t start = 0; start < expected.size();) {
+      std::size_t stop = expected.find(' ', start);
+      if (stop == std::string::npos) stop = expected.size();
+      tokens.push_back(std::string_view(expected).substr(start, stop - start));
+      start = stop + 1;
+    }
+    std::vector<std::uint64_t> want;
+    if (!tokens.empty() && tokens.size() < 5) want.push_back(xxh3_64(expected));
+    for (std::size_t t = 0; t + 5 <= tokens.size(); ++t) {
+      const char* begin = tokens[t].data();
+      const char* end = tokens[t + 4].data() + tokens[t + 4].size();
+      want.push_back(xxh3_64(begin, static_cast<std::size_t>(end - begin)));
+    }
+    ASSERT_EQ(w5.shingle_hashes(text), want) << "doc " << doc;
+  }
+}
+
+TEST(MinHasher, ConsumerGetsEveryRangeInOrderOnce) {
+  MinHasher h;
+  std::vector<std::string> texts;
+  for (int i = 0; i < 3000; ++i) {
+    texts.push_back("doc " + std::to_string(i) +
+                    std::string(static_cast<std::size_t>(i % 37), 'x') +
+                    " shared words for every document");
+  }
+  std::vector<std::string_view> views(texts.begin(), texts.end());
+  for (const unsigned threads : {1U, 2U, 4U}) {
+    std::vector<std::uint32_t> out(views.size() * 64);
+    std::vector<std::pair<std::size_t, std::size_t>> ranges;
+    std::atomic<int> inside{0};
+    bool overlapped = false;
+    bool ready = true;
+    h.signatures(views, out, threads, [&](std::size_t begin, std::size_t end) {
+      if (inside.fetch_add(1) != 0) overlapped = true;
+      ranges.emplace_back(begin, end);
+      // The range's signatures are written when it is handed over.
+      for (std::size_t i = begin; i < end; i += 7) {
+        ready = ready && std::equal(out.begin() + static_cast<std::ptrdiff_t>(i * 64),
+                                    out.begin() + static_cast<std::ptrdiff_t>(i * 64 + 64),
+                                    h.signature(views[i]).begin());
+      }
+      inside.fetch_sub(1);
+    });
+    EXPECT_FALSE(overlapped) << threads;
+    EXPECT_TRUE(ready) << threads;
+    ASSERT_FALSE(ranges.empty());
+    EXPECT_EQ(ranges.front().first, 0U);
+    EXPECT_EQ(ranges.back().second, views.size());
+    for (std::size_t k = 1; k < ranges.size(); ++k) {
+      EXPECT_EQ(ranges[k].first, ranges[k - 1].second) << threads;
+    }
+    std::vector<std::uint32_t> plain(views.size() * 64);
+    h.signatures(views, plain, threads);
+    EXPECT_EQ(out, plain);
+  }
+}
+
+TEST(MinHasher, ConsumerExceptionReachesTheCaller) {
+  MinHasher h;
+  std::vector<std::string> texts(500, "some words in a document");
+  std::vector<std::string_view> views(texts.begin(), texts.end());
+  std::vector<std::uint32_t> out(views.size() * 64);
+  std::size_t consumed = 0;
+  EXPECT_THROW(h.signatures(views, out, 2,
+                            [&](std::size_t begin, std::size_t end) {
+                              if (begin >= 100) throw std::runtime_error("stop");
+                              consumed += end - begin;
+                            }),
+               std::runtime_error);
+  EXPECT_LE(consumed, 112U);  // nothing after the failing range
 }
 
 TEST(MinHasher, RejectsBadConfigs) {

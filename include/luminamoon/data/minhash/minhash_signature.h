@@ -21,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -68,6 +69,16 @@ class MinHasher {
   // Runs on `threads` workers (0 = hardware concurrency); the result does not depend on it.
   void signatures(std::span<const std::string_view> documents, std::span<std::uint32_t> out,
                   unsigned threads) const;
+
+  // The same signatures, handed to `consume(begin, end)` as they complete: consecutive ranges
+  // covering [0, documents.size()) in order, never two calls at once, each on whichever worker
+  // finds its range (and every range before it) done. A consumer that must see documents in
+  // input order (LSH probing) so runs beside the signature work of later documents instead of
+  // after all of it. If consume throws, later ranges are not consumed and the first exception
+  // reaches the caller.
+  using RangeConsumer = std::function<void(std::size_t begin, std::size_t end)>;
+  void signatures(std::span<const std::string_view> documents, std::span<std::uint32_t> out,
+                  unsigned threads, const RangeConsumer& consume) const;
 
   // Every shingle hash of the document, in document order (repeats kept).
   std::vector<std::uint64_t> shingle_hashes(std::string_view document) const;

@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+"""MinHash signatures, MinHash 2-thread scaling and exact dedup on real text, each beside its peer.
+
+The rows of issue 15 that this measures (docs/benchmarks.md, "Hashing on real text"):
+
+* MinHash (64 permutations, word 5-grams) on long documents (~7.6 KB) and on short ones (~1 KB):
+  ours ``MinHashDeduplicator(threads=1).signatures(texts)`` against rensa 0.5.0
+  ``RMinHash.digest_matrix_from_token_sets`` fed pre-built shingles (shingling untimed), and
+  from text (the Python shingling timed, as a user of rensa has to do it);
+* ``filter_batch`` on short documents with threads=2 against threads=1 (ours alone);
+* exact dedup of the long documents given as ``list[str]``: ours
+  ``StreamDeduplicator(threads=1).filter_batch`` against xxhash's ``xxh3_64_intdigest`` of
+  ``s.encode()`` and a Python ``set`` (first occurrence wins).
+
+Text: the real-text corpus of ``bench/real_corpus.py`` (package changelogs and documentation
+from /usr/share/doc, manual pages in eleven languages, CPython docstrings, licences, package
+metadata), built first with ``python bench/real_corpus.py --out DIR``. Long documents are the
+corpus documents of 6-8 KB (the corpus cuts files at blank lines into pieces of at most 8 KB);
+short ones are cut from the same text at blank lines into pieces of at most 1.2 KB.
+
+Method: every timed job runs once per round, the jobs of one comparison interleaved in the same
+round (so a load change on this shared machine hits both alike), the garbage collector off in
+the timed region; the figures are medians over the rounds and the ratio is of the medians.
+Every job runs on one thread (rensa's ``digest_matrix_from_token_sets`` is single-threaded: its
+CPU time is below its wall time) and is timed by the process's CPU time, except the threads=2
+row, which compares wall times.
+
+Run: ``.venv/bin/python bench/bench_real_hashing.py --corpus DIR [--rounds 9]``. Needs
+``pip install -r requirements-bench.txt`` (rensa, xxhash).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import re
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import luminamoon.data as lmd
+
+NUM_PERM = 64
+NGRAM = 5
+WORD = re.compile(r"\w+")
+
+
+def load(corpus: Path) -> list[str]:
+    texts: list[str] = []
+    for shard in sorted(corpus.glob("real-*.jsonl")):
+        with shard.open(encoding="utf-8") as fh:
+            texts.extend(json.loads(line)["text"] for line in fh)
+    if not texts:
+        sys.exit(f"no real-*.jsonl under {corpus}: run bench/real_corpus.py --out {corpus} first")
+    return texts
+
+
+def cut(text: str, max_bytes: int) -> list[str]:
+    pieces: list[str] = []
+    current: list[str] = []
+    size = 0
+    for block in text.split("\n\n"):
+        n = len(block.encode()) + 2
+        if current and size + n > max_bytes:
+            pieces.append("\n\n".join(current))
+            current, size = [], 0
+        current.append(block)
+        size += n
+    if current:
+        pieces.append("\n\n".join(current))
+    return [p for p in pieces if len(p.encode()) >= max_bytes // 3]
+
+
+def shingles(text: str) -> list[str]:
+    # What a rensa user writes: lowercase word tokens, space-joined 5-grams.
+    tokens = WORD.findall(text.lower())
+    if len(tokens) < NGRAM:
+        return [" ".join(tokens)] if tokens else []
+    return [" ".join(tokens[i : i + NGRAM]) for i in range(len(tokens) - NGRAM + 1)]
+
+
+def interleaved(
+    jobs: dict[str, Callable[[], Any]], rounds: int, clock: Callable[[], float] = time.process_time
+) -> dict[str, float]:
+    """Median seconds of each job over `rounds` interleaved rounds. The default clock is the
+    process's CPU time: every job of a one-thread comparison runs on one thread, and CPU time
+    does not count the time this process waits for a core on a shared machine (wall time does,
+    and with several engineers building on two cores it swings by 2x)."""
+    times: dict[str, list[float]] = {name: [] for name in jobs}
+    for _ in range(rounds):
+        for name, job in jobs.items():
+            gc.collect()
+            gc.disable()
+            try:
+                start = clock()
+                result = job()
+                times[name].append(clock() - start)
+            finally:
+                gc.enable()
+            del result
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
+def row(what: str, ours: float, peer: float, n: int, peer_name: str) -> dict[str, Any]:
+    line = {
+        "operation": what,
+        "docs": n,
+        "ours_docs_per_s": n / ours,
+        "peer": peer_name,
+        "peer_docs_per_s": n / peer,
+        "ratio": peer / ours,
+    }
+    print(
+        f"| {what} | {n / ours:,.0f} | {peer_name}: {n / peer:,.0f} | {peer / ours:.2f}x |",
+        flush=True,
+    )
+    return line
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--corpus", default=str(Path(__file__).parent / "out" / "real"))
+    parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--long-docs", type=int, default=2000)
+    parser.add_argument("--short-docs", type=int, default=20000)
+    parser.add_argument("--json", help="also write the rows to this file")
+    parser.add_argument("--only", choices=["long", "short", "threads", "dedup"], action="append")
+    args = parser.parse_args()
+    assert lmd.BACKEND == "native", "run the benchmark on the native backend"
+    import rensa
+    import xxhash
+
+    texts = load(Path(args.corpus))
+    long_docs = [t for t in texts if 6000 <= len(t.encode()) <= 8192][: args.long_docs]
+    short_docs = [p for t in texts for p in cut(t, 1200)][: args.short_docs]
+    mean_long = sum(len(t.encode()) for t in long_docs) / len(long_docs)
+    mean_short = sum(len(t.encode()) for t in short_docs) / len(short_docs)
+    print(
+        f"real text from {args.corpus}: {len(long_docs):,} long docs (mean {mean_long:,.0f} B), "
+        f"{len(short_docs):,} short docs (mean {mean_short:,.0f} B); {args.rounds} rounds, "
+        "medians of interleaved runs",
+        flush=True,
+    )
+    print("| operation | ours docs/s | peer docs/s | ours / peer |\n|---|---:|---:|---:|")
+    only = set(args.only or ["long", "short", "threads", "dedup"])
+    rows = []
+
+    def ours_sig(docs: list[str]) -> Callable[[], Any]:
+        d = lmd.MinHashDeduplicator(num_perm=NUM_PERM, threads=1)
+        return lambda: d.signatures(docs)
+
+    def rensa_pre(sets: list[list[str]]) -> Callable[[], Any]:
+        return lambda: rensa.RMinHash.digest_matrix_from_token_sets(sets, NUM_PERM, 42)
+
+    def rensa_text(docs: list[str]) -> Callable[[], Any]:
+        return lambda: rensa.RMinHash.digest_matrix_from_token_sets(
+            [shingles(t) for t in docs], NUM_PERM, 42
+        )
+
+    for name, docs in (("long", long_docs), ("short", short_docs)):
+        if name not in only:
+            continue
+        sets = [shingles(t) for t in docs]
+        med = interleaved(
+            {"ours": ours_sig(docs), "pre": rensa_pre(sets), "text": rensa_text(docs)},
+            args.rounds,
+        )
+        mean = mean_long if name == "long" else mean_short
+        label = f"MinHash 64 perms, {name} docs (~{mean / 1000:.1f} KB)"
+        rows.append(row(label, med["ours"], med["pre"], len(docs), "rensa pre-built shingles"))
+        rows.append(row(label, med["ours"], med["text"], len(docs), "rensa from text"))
+        del sets
+
+    if "threads" in only:
+
+        def ours_filter(threads: int) -> Callable[[], Any]:
+            return lambda: lmd.MinHashDeduplicator(threads=threads).filter_batch(short_docs)
+
+        # Wall time here: the point is two threads against one.
+        med = interleaved(
+            {"t1": ours_filter(1), "t2": ours_filter(2)}, args.rounds, time.perf_counter
+        )
+        rows.append(
+            row(
+                "MinHash filter_batch short docs, threads=2",
+                med["t2"],
+                med["t1"],
+                len(short_docs),
+                "ours threads=1",
+            )
+        )
+
+    if "dedup" in only:
+        # Every long document twice (the second an equal string in its own object), shuffled.
+        import random
+
+        docs = long_docs + [t[:-1] + t[-1] for t in long_docs]
+        random.Random(5).shuffle(docs)
+        docs = docs * 10  # the repeats are all duplicates
+
+        def peer() -> list[bool]:
+            seen: set[int] = set()
+            keep: list[bool] = []
+            digest = xxhash.xxh3_64_intdigest
+            add = seen.add
+            append = keep.append
+            for s in docs:
+                h = digest(s.encode())
+                if h in seen:
+                    append(False)
+                else:
+                    add(h)
+                    append(True)
+            return keep
+
+        def ours() -> list[bool]:
+            return lmd.StreamDeduplicator(threads=1).filter_batch(docs)
+
+        assert ours() == peer()
+        med = interleaved({"ours": ours, "peer": peer}, args.rounds)
+        rows.append(
+            row(
+                "exact dedup list[str], long docs",
+                med["ours"],
+                med["peer"],
+                len(docs),
+                "xxh3 + Python set",
+            )
+        )
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,183 @@
+// The hot kernels of MinHash signatures and exact dedup (issue 15), on real text when the
+// machine has it:
+//
+//   minhash_update/<isa>          the permutation kernel: 512 shingle hashes x 64 permutations
+//                                 per call (items = shingle hashes)
+//   word_shingles/<text>          tokenizing, normalising and XXH3-hashing the word 5-grams of
+//                                 the text, cut into ~8 KB documents (bytes_per_second)
+//   signature/<text>              the whole MinHash signature (64 permutations) of those
+//                                 documents, active ISA
+//   xxh3_long/<isa>/<bytes>       XXH3-64 of one long input, per ISA build (bytes_per_second)
+//
+// Text: "real" is /usr/share/common-licenses/* (the licence texts every Debian machine has) when
+// readable, concatenated; "synthetic" is seeded English-like prose (so the benchmark runs
+// anywhere). Figures in docs/benchmarks.md ("Hashing on real text").
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/internal/xxh3_kernels.h"
+#include "luminamoon/data/common/cpu_isa.h"
+#include "luminamoon/data/minhash/minhash_signature.h"
+#include "minhash/internal/kernels.h"
+#include "minhash/internal/shingles.h"
+
+namespace {
+
+using luminamoon::data::Isa;
+using luminamoon::data::isa_name;
+using luminamoon::data::MinHashConfig;
+using luminamoon::data::MinHasher;
+using luminamoon::data::ShingleKind;
+
+std::string real_text() {
+  std::string text;
+  const std::filesystem::path dir = "/usr/share/common-licenses";
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) return text;
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.is_regular_file(ec)) files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& path : files) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    text += buffer.str();
+    text += "\n\n";
+  }
+  return text;
+}
+
+std::string synthetic_text() {
+  const char* words[] = {"the",  "of",      "license", "software", "and",   "to",   "you",
+                         "any",  "program", "work",    "under",    "terms", "copy", "Section",
+                         "this", "or",      "a",       "in",       "that",  "such", "GNU"};
+  std::mt19937_64 rng(7);
+  std::string text;
+  while (text.size() < (1 << 20)) {
+    text += words[rng() % 21];
+    text += (rng() % 12 == 0) ? ",\n" : " ";
+  }
+  return text;
+}
+
+// The text cut into documents of ~8 KB at spaces.
+std::vector<std::string> documents(const std::string& text) {
+  std::vector<std::string> docs;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t stop = std::min(text.size(), start + 8000);
+    while (stop < text.size() && text[stop] != ' ') ++stop;
+    docs.push_back(text.substr(start, stop - start));
+    start = stop;
+  }
+  return docs;
+}
+
+const std::vector<std::string>& corpus(bool real) {
+  static const std::vector<std::string> r = documents(real_text());
+  static const std::vector<std::string> s = documents(synthetic_text());
+  return real && !r.empty() ? r : s;
+}
+
+void minhash_update(benchmark::State& state, Isa isa) {
+  const auto& kernel = luminamoon::data::minhash_internal::minhash_kernel_for(isa);
+  std::mt19937_64 rng(3);
+  std::vector<std::uint64_t> hashes(512);
+  std::vector<std::uint64_t> a(64);
+  std::vector<std::uint64_t> b(64);
+  for (auto& x : hashes) x = rng();
+  for (auto& x : a) x = rng() | 1U;
+  for (auto& x : b) x = rng();
+  std::vector<std::uint32_t> mins(64, 0xFFFFFFFFU);
+  for (auto _ : state) {
+    kernel.update(hashes.data(), hashes.size(), a.data(), b.data(), mins.data(), 64);
+    benchmark::DoNotOptimize(mins.data());
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(hashes.size()));
+}
+
+void word_shingles(benchmark::State& state, bool real) {
+  const auto& docs = corpus(real);
+  luminamoon::data::minhash_internal::Shingler shingler(ShingleKind::kWord, 5);
+  std::size_t bytes = 0;
+  for (const auto& d : docs) bytes += d.size();
+  std::uint64_t sink = 0;
+  for (auto _ : state) {
+    for (const auto& d : docs) {
+      shingler.run(
+          d,
+          [](void* context, const std::uint64_t* hashes, std::size_t count) {
+            auto* s = static_cast<std::uint64_t*>(context);
+            for (std::size_t i = 0; i < count; ++i) *s ^= hashes[i];
+          },
+          &sink);
+    }
+  }
+  benchmark::DoNotOptimize(sink);
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes));
+  state.counters["docs"] = static_cast<double>(docs.size());
+}
+
+void signature(benchmark::State& state, bool real) {
+  const auto& docs = corpus(real);
+  const MinHasher hasher(MinHashConfig{64, ShingleKind::kWord, 5, 1});
+  std::vector<std::uint32_t> out(64);
+  std::size_t bytes = 0;
+  for (const auto& d : docs) bytes += d.size();
+  for (auto _ : state) {
+    for (const auto& d : docs) {
+      hasher.signature(d, out);
+      benchmark::DoNotOptimize(out.data());
+    }
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes));
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(docs.size()));
+}
+
+void xxh3_long(benchmark::State& state, Isa isa, std::size_t size) {
+  const auto& kernel = luminamoon::data::internal::xxh3_kernel_for(isa);
+  std::string input(size, 'x');
+  std::mt19937_64 rng(9);
+  for (auto& c : input) c = static_cast<char>('a' + rng() % 26);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(kernel.hash(input.data(), input.size(), 0));
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(size));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (const Isa isa : luminamoon::data::supported_isas()) {
+    const std::string name(isa_name(isa));
+    benchmark::RegisterBenchmark(("minhash_update/" + name).c_str(), minhash_update, isa);
+    for (const std::size_t size : {std::size_t{2048}, std::size_t{8192}}) {
+      benchmark::RegisterBenchmark(("xxh3_long/" + name + "/" + std::to_string(size)).c_str(),
+                                   xxh3_long, isa, size);
+    }
+  }
+  const bool have_real = !real_text().empty();
+  for (const bool real : {true, false}) {
+    if (real && !have_real) continue;
+    const std::string text = real ? "real" : "synthetic";
+    benchmark::RegisterBenchmark(("word_shingles/" + text).c_str(), word_shingles, real);
+    benchmark::RegisterBenchmark(("signature/" + text).c_str(), signature, real);
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
