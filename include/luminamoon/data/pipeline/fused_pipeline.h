@@ -1,4 +1,4 @@
-// FusedPipeline: one call per batch runs clean -> quality -> exact dedup -> near dedup -> PII
+// FusedPipeline: one call per batch runs clean -> language -> quality -> exact dedup -> near dedup -> PII
 // mask over one DocumentBatch, each stage through its apply() on the shared worker pool (SPEC 4;
 // docs/pipeline.md is the contract, python/luminamoon/data/fallbacks/pipeline.py the reference).
 //
@@ -21,6 +21,7 @@
 
 #include "luminamoon/data/cleaner/text_cleaner.h"
 #include "luminamoon/data/dedup/stream_deduplicator.h"
+#include "luminamoon/data/language/language_filter.h"
 #include "luminamoon/data/minhash/minhash_deduplicator.h"
 #include "luminamoon/data/pii/pii_masker.h"
 #include "luminamoon/data/pipeline/document_batch.h"
@@ -30,6 +31,7 @@ namespace luminamoon::data {
 
 struct PipelineStages {
   TextCleaner* cleaner = nullptr;
+  LanguageFilter* language = nullptr;
   QualityFilter* quality = nullptr;
   StreamDeduplicator* exact_dedup = nullptr;
   MinHashDeduplicator* near_dedup = nullptr;
