@@ -39,9 +39,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import results_json
-from quality_multilingual import MAN, pages, roff_to_text
-
 from luminamoon.data import fallbacks
+from quality_multilingual import MAN, pages, roff_to_text
 
 try:
     from luminamoon.data import _native
@@ -128,7 +127,8 @@ def main() -> int:
     ours = (native or fallback).filter_batch(texts)
     if native is not None:
         fb = fallback.filter_batch(texts)
-        assert fb.languages == ours.languages and fb.scores == ours.scores, "backends differ"
+        if fb.languages != ours.languages or fb.scores != ours.scores:
+            raise SystemExit("the native and fallback backends differ")
     fasttext_predict = load_fasttext()
     ft: list[tuple[str, float]] = (
         [fasttext_predict(t) for t in texts] if fasttext_predict is not None else []

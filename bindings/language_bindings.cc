@@ -20,8 +20,7 @@ namespace {
 constexpr const char* kOwner = "LanguageFilter";
 
 double to_score(nb::handle value, const char* param) {
-  if (PyBool_Check(value.ptr()) ||
-      !(PyFloat_Check(value.ptr()) || PyLong_Check(value.ptr()))) {
+  if (PyBool_Check(value.ptr()) || !(PyFloat_Check(value.ptr()) || PyLong_Check(value.ptr()))) {
     throw_type_error(kOwner, param, "a float", value);
   }
   const double d = PyFloat_AsDouble(value.ptr());
@@ -73,8 +72,13 @@ void bind_language(nb::module_& m) {
       .def_prop_ro("language", [](const LanguageDetection& d) { return std::string(d.language); })
       .def_ro("score", &LanguageDetection::score)
       .def_ro("reliable", &LanguageDetection::reliable)
-      .def("__eq__", [](const LanguageDetection& a,
-                        const LanguageDetection& b) { return a == b; })
+      .def(
+          "__eq__",
+          [](const LanguageDetection& a, nb::handle b) {
+            if (!nb::isinstance<LanguageDetection>(b)) return false;
+            return a == nb::cast<const LanguageDetection&>(b);
+          },
+          nb::sig("def __eq__(self, other: object, /) -> bool"))
       .def("__hash__",
            [](const LanguageDetection& d) {
              return nb::hash(nb::make_tuple(code_str(d.language), d.score, d.reliable));
@@ -92,12 +96,16 @@ void bind_language(nb::module_& m) {
       .def_prop_ro("language", [](const LanguageRejection& r) { return std::string(r.language); })
       .def_ro("score", &LanguageRejection::score)
       .def_ro("threshold", &LanguageRejection::threshold)
-      .def("__eq__",
-           [](const LanguageRejection& a, const LanguageRejection& b) {
-             return a.rule == b.rule && a.language == b.language && a.score == b.score &&
-                    (a.threshold == b.threshold ||
-                     (std::isnan(a.threshold) && std::isnan(b.threshold)));
-           })
+      .def(
+          "__eq__",
+          [](const LanguageRejection& a, nb::handle other) {
+            if (!nb::isinstance<LanguageRejection>(other)) return false;
+            const auto& b = nb::cast<const LanguageRejection&>(other);
+            return a.rule == b.rule && a.language == b.language && a.score == b.score &&
+                   (a.threshold == b.threshold ||
+                    (std::isnan(a.threshold) && std::isnan(b.threshold)));
+          },
+          nb::sig("def __eq__(self, other: object, /) -> bool"))
       .def("__repr__", [](const LanguageRejection& r) {
         return nb::str("LanguageRejection(rule={!r}, language={!r}, score={!r}, threshold={!r})")
             .format(code_str(r.rule), code_str(r.language), r.score, r.threshold);

@@ -428,17 +428,18 @@ void bind_pipeline(nb::module_& m) {
                 stage_pointer<MinHashDeduplicator>(near_dedup, "near_dedup", "MinHashDeduplicator");
             stages.pii = stage_pointer<PiiMasker>(pii, "pii", "PIIMasker");
             stages.language = stage_pointer<LanguageFilter>(language, "language", "LanguageFilter");
-            new (self) PyPipelineEngine{std::move(cleaner),    std::move(quality),
-                                        std::move(exact_dedup), std::move(near_dedup),
-                                        std::move(pii),        std::move(language),
-                                        FusedPipeline(stages)};
+            new (self)
+                PyPipelineEngine{std::move(cleaner),    std::move(quality), std::move(exact_dedup),
+                                 std::move(near_dedup), std::move(pii),     std::move(language),
+                                 FusedPipeline(stages)};
           },
           "cleaner"_a.none(), "quality"_a.none(), "exact_dedup"_a.none(), "near_dedup"_a.none(),
           "pii"_a.none(), "threads"_a = 0, "language"_a.none() = nb::none(),
-          nb::sig("def __init__(self, cleaner: TextCleaner | None, quality: QualityFilter | None, "
-                  "exact_dedup: StreamDeduplicator | None, near_dedup: MinHashDeduplicator | "
-                  "None, pii: PIIMasker | None, threads: int = 0, language: LanguageFilter | None = "
-                  "None) -> None"))
+          nb::sig(
+              "def __init__(self, cleaner: TextCleaner | None, quality: QualityFilter | None, "
+              "exact_dedup: StreamDeduplicator | None, near_dedup: MinHashDeduplicator | "
+              "None, pii: PIIMasker | None, threads: int = 0, language: LanguageFilter | None = "
+              "None) -> None"))
       .def("process", &process, "batch"_a, "fields"_a.none() = nb::none(),
            "coordinates"_a.none() = nb::none(),
            nb::sig("def process(self, batch: object, fields: collections.abc.Mapping[str, "

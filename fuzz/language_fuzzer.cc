@@ -28,7 +28,8 @@ bool same(const std::optional<LanguageRejection>& a, const std::optional<Languag
   if (a.has_value() != b.has_value()) return false;
   if (!a) return true;
   return a->rule == b->rule && a->language == b->language && a->score == b->score &&
-         (a->threshold == b->threshold || (a->threshold != a->threshold && b->threshold != b->threshold));
+         (a->threshold == b->threshold ||
+          (a->threshold != a->threshold && b->threshold != b->threshold));
 }
 
 }  // namespace

@@ -19,12 +19,15 @@ DE = (
     "Der Ausschuss trifft sich nächste Woche wieder, um den Haushalt für das neue Schuljahr "
     "zu besprechen, und alle Eltern sind herzlich eingeladen."
 )
-JA = "委員会は来週、新しい学年の予算について話し合うために再び集まります。保護者の皆様の参加をお待ちしています。"
+JA = (
+    "委員会は来週、新しい学年の予算について話し合うために再び集まります。"
+    "保護者の皆様の参加をお待ちしています。"
+)
 RU = (
     "Комитет снова соберётся на следующей неделе, чтобы обсудить бюджет на новый учебный год, "
     "и все родители приглашены на встречу."
 )
-ZH = "委员会将于下周再次开会，讨论新学年的预算，欢迎所有家长参加在市政厅举行的会议。"
+ZH = "委员会将于下周再次开会\uff0c讨论新学年的预算\uff0c欢迎所有家长参加在市政厅举行的会议。"
 
 
 def test_clear_text_in_five_languages() -> None:

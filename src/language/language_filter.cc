@@ -124,8 +124,8 @@ std::optional<LanguageRejection> LanguageFilter::judge(const LanguageDetection& 
     return LanguageRejection{"language", d.language, d.score, std::nan("")};
   }
   const double threshold = min_score_for(d.language);
-  if (d.score < threshold) return LanguageRejection{"min_language_score", d.language, d.score,
-                                                    threshold};
+  if (d.score < threshold)
+    return LanguageRejection{"min_language_score", d.language, d.score, threshold};
   return std::nullopt;
 }
 
@@ -137,8 +137,7 @@ LanguageBatchResult LanguageFilter::filter_batch(std::span<const std::string_vie
                                                  std::span<const std::uint8_t> known_valid) const {
   if (!known_valid.empty() && known_valid.size() != documents.size()) {
     throw InvalidArgument("LanguageFilter::filter_batch: " + std::to_string(known_valid.size()) +
-                          " validity flags for " + std::to_string(documents.size()) +
-                          " documents");
+                          " validity flags for " + std::to_string(documents.size()) + " documents");
   }
   const std::size_t n = documents.size();
   LanguageBatchResult result;

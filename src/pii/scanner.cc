@@ -221,11 +221,11 @@ constexpr std::size_t kMaxIpv6Text = 45;  // "ffff:ffff:ffff:ffff:ffff:ffff:255.
 // Words that make the dotted quad after them a version or a section number (docs/pii.md,
 // "IPv4 context rules"), lower case; matched as whole words, case-insensitively.
 constexpr std::array<std::string_view, 29> kNotAddressWords = {
-    "version", "versions", "revision", "revisions", "release",   "releases", "released",
-    "rev",     "ver",      "v",        "since",     "policy",    "standard", "standards",
-    "section", "sections", "sect",     "sec",       "chapter",   "figure",   "fig",
-    "table",   "step",     "appendix", "clause",    "paragraph", "bump",     "gcc",
-    "nmu"};
+    "version",  "versions",  "revision", "revisions", "release", "releases",
+    "released", "rev",       "ver",      "v",         "since",   "policy",
+    "standard", "standards", "section",  "sections",  "sect",    "sec",
+    "chapter",  "figure",    "fig",      "table",     "step",    "appendix",
+    "clause",   "paragraph", "bump",     "gcc",       "nmu"};
 // "to", "for", "in" and "from" count only after one of these ("release notes to 1.7.8.4").
 constexpr std::array<std::string_view, 21> kBeforePreposition = {
     "notes",  "prepare", "preparing",  "update",  "updated", "upgrade",     "upgraded",
@@ -697,7 +697,7 @@ struct Scan {
   std::vector<Candidate>& out;
   std::vector<Group> groups;
   std::vector<std::uint32_t> versions;  // quads used as versions (see ipv4_run)
-  std::size_t ipv4_done = 0;  // end of the last maximal run examined, per rule
+  std::size_t ipv4_done = 0;            // end of the last maximal run examined, per rule
   std::size_t ipv6_done = 0;
   std::size_t card_done = 0;
 

@@ -1,4 +1,5 @@
-"""FusedPipeline: clean -> language -> quality -> exact dedup -> near dedup -> PII mask, one call per batch.
+"""FusedPipeline: clean -> language -> quality -> exact dedup -> near dedup -> PII mask, one call
+per batch.
 
 This module is shared by both backends. It turns the stage arguments (or a TOML/dict config)
 into the components of the live backend and hands them to that backend's ``PipelineEngine``,
@@ -99,7 +100,8 @@ class FusedPipeline:
 
     Each stage argument is ``False``/``None`` (off), ``True`` (the component's defaults) or a
     mapping of the component's keyword options (``quality`` also takes a preset name or a list
-    of them, ``language`` a language code or a list of them). ``language`` is off by default. With a ``tracker`` the deduplicators attach to it, so their state commits with the
+    of them, ``language`` a language code or a list of them); ``language`` is off by default.
+    With a ``tracker`` the deduplicators attach to it, so their state commits with the
     checkpoint. Results never depend on ``threads``.
     """
 

@@ -20,7 +20,8 @@ constexpr std::string_view kEnglish =
     "The committee will meet again next week to discuss the budget for the new school year, "
     "and every parent is welcome to attend the meeting in the town hall.";
 constexpr std::string_view kGerman =
-    "Der Ausschuss trifft sich n\xC3\xA4" "chste Woche wieder, um den Haushalt f\xC3\xBCr das neue "
+    "Der Ausschuss trifft sich n\xC3\xA4"
+    "chste Woche wieder, um den Haushalt f\xC3\xBCr das neue "
     "Schuljahr zu besprechen, und alle Eltern sind herzlich eingeladen.";
 constexpr std::string_view kJapanese =
     "\xE5\xA7\x94\xE5\x93\xA1\xE4\xBC\x9A\xE3\x81\xAF\xE6\x9D\xA5\xE9\x80\xB1\xE3\x80\x81"
@@ -112,7 +113,10 @@ TEST(LanguageFilterRules, BatchCountersAndThreadsAgree) {
   EXPECT_EQ(a.detections, b.detections);
   EXPECT_EQ(a.counters, b.counters);
   const std::vector<std::pair<std::string_view, std::uint64_t>> expected = {
-      {"total", 300}, {"kept", 100}, {"rejected", 200}, {"language", 200},
+      {"total", 300},
+      {"kept", 100},
+      {"rejected", 200},
+      {"language", 200},
       {"min_language_score", 0}};
   EXPECT_EQ(a.counters, expected);  // "" is "un", not in the list
 }

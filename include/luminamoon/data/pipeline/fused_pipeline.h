@@ -1,6 +1,7 @@
-// FusedPipeline: one call per batch runs clean -> language -> quality -> exact dedup -> near dedup -> PII
-// mask over one DocumentBatch, each stage through its apply() on the shared worker pool (SPEC 4;
-// docs/pipeline.md is the contract, python/luminamoon/data/fallbacks/pipeline.py the reference).
+// FusedPipeline: one call per batch runs clean -> language -> quality -> exact dedup -> near dedup
+// -> PII mask over one DocumentBatch, each stage through its apply() on the shared worker pool
+// (SPEC 4; docs/pipeline.md is the contract, python/luminamoon/data/fallbacks/pipeline.py the
+// reference).
 //
 // Contract notes:
 //  * the pipeline does not own its stages: each pointer (null = stage off) must outlive it;

@@ -271,8 +271,10 @@ class LanguageFilter(NoCopy):
                 (_to_str(k, "min_scores"), _to_score(v, "min_scores"))
                 for k, v in min_scores.items()
             ]
-        if isinstance(threads, bool) or not isinstance(threads, int) or not (
-            0 <= threads <= _U32_MAX
+        if (
+            isinstance(threads, bool)
+            or not isinstance(threads, int)
+            or not (0 <= threads <= _U32_MAX)
         ):
             raise ValueError(f"threads must be an int in [0, {_U32_MAX}], got {threads!r}")
         _check_score("min_score", score)
