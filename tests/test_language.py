@@ -4,6 +4,7 @@ public API (the suite runs once per backend)."""
 from __future__ import annotations
 
 import gzip
+import json
 import math
 from pathlib import Path
 
@@ -180,3 +181,24 @@ def test_translated_manual_pages_are_recognised() -> None:
         # says so): most pages, not all, are in the folder's language.
         assert len(texts) >= 5
         assert sum(lang == want for lang in got) >= 0.75 * len(got), (folder, got)
+
+
+def test_main_job_languages_option(tmp_path: Path) -> None:
+    """`luminamoon-data run --languages en`: the language stage drops the other languages and
+    the report counts them under drops.language."""
+    from luminamoon.data import cli
+
+    shard = tmp_path / "in.jsonl"
+    other = (
+        "Volunteers repaired the old bridge over the river last summer, and the village "
+        "celebrated with music, food and a small market on the square."
+    )
+    docs = [{"id": i, "text": t} for i, t in enumerate((EN, DE, JA, other))]
+    shard.write_text("".join(json.dumps(d) + "\n" for d in docs), encoding="utf-8")
+    out = tmp_path / "out"
+    argv = ["run", str(shard), "-o", str(out), "--format", "jsonl", "--languages", "en"]
+    assert cli.main([*argv, "--fields", "id", "--progress", "none", "--json"]) == 0
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert report["documents"]["out"] == 2
+    assert report["drops"]["language"]["language"]["count"] == 2
+    assert report["stages"]["language"]["total"] == 4

@@ -32,11 +32,11 @@ namespace luminamoon::data {
 
 struct PipelineStages {
   TextCleaner* cleaner = nullptr;
-  LanguageFilter* language = nullptr;
   QualityFilter* quality = nullptr;
   StreamDeduplicator* exact_dedup = nullptr;
   MinHashDeduplicator* near_dedup = nullptr;
   PiiMasker* pii = nullptr;
+  LanguageFilter* language = nullptr;  // runs after the cleaner (last here: aggregate order)
 };
 
 // Counters per section: "input", then every stage that is on (by pipeline_stage_name), then
