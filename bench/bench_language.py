@@ -174,22 +174,29 @@ def main() -> int:
             "mb_per_s": round(total_bytes / 1e6 / seconds, 2),
         }
 
+    # The rows are timed interleaved (one run of each per round, median over the rounds), so
+    # that a change of load on a shared machine hits every row alike.
+    runners: dict[str, Callable[[], Any]] = {}
     if native is not None:
-        speed["cld2_native_1_thread"] = rate(timed(lambda: native.filter_batch(texts), args.repeat))
-    speed["cld2_fallback_ctypes"] = rate(timed(lambda: fallback.filter_batch(texts), args.repeat))
+        runners["cld2_native_1_thread"] = lambda: native.filter_batch(texts)
+    runners["cld2_fallback_ctypes"] = lambda: fallback.filter_batch(texts)
     if fasttext_predict is not None:
         predict = fasttext_predict
-        speed["fasttext_lid176_python"] = rate(
-            timed(lambda: [predict(t) for t in texts], args.repeat)
-        )
-        if native is not None:
-            speed["ratio_native_vs_fasttext"] = {
-                "x": round(
-                    speed["fasttext_lid176_python"]["seconds"]
-                    / speed["cld2_native_1_thread"]["seconds"],
-                    2,
-                )
-            }
+        runners["fasttext_lid176_python"] = lambda: [predict(t) for t in texts]
+    times: dict[str, list[float]] = {name: [] for name in runners}
+    for _ in range(args.repeat):
+        for name, fn in runners.items():
+            times[name].append(timed(fn, 1))
+    for name, values in times.items():
+        speed[name] = rate(statistics.median(values))
+    if "fasttext_lid176_python" in speed and "cld2_native_1_thread" in speed:
+        speed["ratio_native_vs_fasttext"] = {
+            "x": round(
+                speed["fasttext_lid176_python"]["seconds"]
+                / speed["cld2_native_1_thread"]["seconds"],
+                2,
+            )
+        }
 
     figures = {"overall": overall, "per_language": per_lang, "speed": speed}
     print(f"{n} documents, {len(counts)} languages, {total_bytes / 1e6:.1f} MB")
