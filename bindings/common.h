@@ -90,6 +90,7 @@ void bind_readers(nb::module_& m);
 void bind_pii(nb::module_& m);
 void bind_string_tensor(nb::module_& m);
 void bind_quality(nb::module_& m);
+void bind_language(nb::module_& m);
 void bind_common(nb::module_& m);
 void bind_pipeline(nb::module_& m);
 

@@ -10,6 +10,7 @@ NB_MODULE(_native, m) {
   bind_checkpoint(m);
   bind_dedup(m);
   bind_quality(m);
+  bind_language(m);
   bind_minhash(m);
   bind_cleaner(m);
   bind_readers(m);

@@ -47,7 +47,7 @@ struct PyPipelineResult {
 
 struct PyPipelineEngine {
   // The stages' Python objects, kept alive for as long as the engine runs them.
-  nb::object cleaner, quality, exact_dedup, near_dedup, pii;
+  nb::object cleaner, quality, exact_dedup, near_dedup, pii, language;
   FusedPipeline pipeline;
 };
 
@@ -417,7 +417,7 @@ void bind_pipeline(nb::module_& m) {
       .def(
           "__init__",
           [](PyPipelineEngine* self, nb::object cleaner, nb::object quality, nb::object exact_dedup,
-             nb::object near_dedup, nb::object pii, nb::handle threads) {
+             nb::object near_dedup, nb::object pii, nb::handle threads, nb::object language) {
             (void)to_unsigned(threads, "threads", 4096);
             PipelineStages stages;
             stages.cleaner = stage_pointer<TextCleaner>(cleaner, "cleaner", "TextCleaner");
@@ -427,15 +427,19 @@ void bind_pipeline(nb::module_& m) {
             stages.near_dedup =
                 stage_pointer<MinHashDeduplicator>(near_dedup, "near_dedup", "MinHashDeduplicator");
             stages.pii = stage_pointer<PiiMasker>(pii, "pii", "PIIMasker");
+            stages.language = stage_pointer<LanguageFilter>(language, "language", "LanguageFilter");
             new (self)
                 PyPipelineEngine{std::move(cleaner),    std::move(quality), std::move(exact_dedup),
-                                 std::move(near_dedup), std::move(pii),     FusedPipeline(stages)};
+                                 std::move(near_dedup), std::move(pii),     std::move(language),
+                                 FusedPipeline(stages)};
           },
           "cleaner"_a.none(), "quality"_a.none(), "exact_dedup"_a.none(), "near_dedup"_a.none(),
-          "pii"_a.none(), "threads"_a = 0,
-          nb::sig("def __init__(self, cleaner: TextCleaner | None, quality: QualityFilter | None, "
-                  "exact_dedup: StreamDeduplicator | None, near_dedup: MinHashDeduplicator | "
-                  "None, pii: PIIMasker | None, threads: int = 0) -> None"))
+          "pii"_a.none(), "threads"_a = 0, "language"_a.none() = nb::none(),
+          nb::sig(
+              "def __init__(self, cleaner: TextCleaner | None, quality: QualityFilter | None, "
+              "exact_dedup: StreamDeduplicator | None, near_dedup: MinHashDeduplicator | "
+              "None, pii: PIIMasker | None, threads: int = 0, language: LanguageFilter | None = "
+              "None) -> None"))
       .def("process", &process, "batch"_a, "fields"_a.none() = nb::none(),
            "coordinates"_a.none() = nb::none(),
            nb::sig("def process(self, batch: object, fields: collections.abc.Mapping[str, "

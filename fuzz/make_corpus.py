@@ -337,6 +337,26 @@ def access_index_corpus() -> None:
         write("access_index_fuzzer", name, data)
 
 
+def language_corpus() -> None:
+    """Seeds for language_fuzzer: a document, as raw bytes (its first byte also picks where
+    the batch check splits it)."""
+    seeds = {
+        "english": b"The quick brown fox jumps over the lazy dog while the cat sleeps on the mat.",
+        "german": "Der schnelle braune Fuchs springt \u00fcber den faulen Hund.".encode(),
+        "japanese": "\u65e5\u672c\u8a9e\u306e\u6587\u7ae0\u3067\u3059\u3002".encode() * 8,
+        "mixed": "Hello world. \u041f\u0440\u0438\u0432\u0435\u0442 \u043c\u0438\u0440. "
+        "\u4f60\u597d\u4e16\u754c\u3002".encode(),
+        "invalid": b"abc \xff\xfe \xed\xa0\x80 \xe2\x82 \xc0\xaf \xf4\x90\x80\x80 end",
+        "truncated": "\u00e9t\u00e9 fran\u00e7ais".encode()[:-1],
+        "controls": bytes(range(0x20)) + b"\x7f\xc2\x85\xef\xbf\xbe\xef\xb7\x90 x",
+        "html": b"<html><script>x</script>&amp; &#x4e2d; &lt;p&gt; text</html>",
+        "empty": b"",
+        "digits": b"1234567890 " * 30,
+    }
+    for name, data in seeds.items():
+        write("language_fuzzer", name, data)
+
+
 def write(target: str, name: str, data: bytes) -> None:
     folder = ROOT / target
     folder.mkdir(parents=True, exist_ok=True)
@@ -353,3 +373,4 @@ if __name__ == "__main__":
     cleaner_corpus()
     quality_corpus()
     access_index_corpus()
+    language_corpus()

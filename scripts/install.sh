@@ -9,7 +9,7 @@ APT_PACKAGES=(
   g++ cmake ninja-build pkg-config git
   python3 python3-dev python3-venv
   zlib1g-dev libxxhash-dev libabsl-dev libzstd-dev libutf8proc-dev libsimdjson-dev
-  libgtest-dev libbenchmark-dev clang-format ccache libcurl4-openssl-dev
+  libgtest-dev libbenchmark-dev clang-format ccache libcurl4-openssl-dev libcld2-dev
 )
 
 missing=()

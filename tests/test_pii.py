@@ -195,6 +195,13 @@ def test_ip_negative(text: str) -> None:
         "<h3>2014-03-26 (3.8.4.2)</h3>",
         "need zlib >= 1.2.2.3 and libfoo (<< 2.0.0.1)",
         "Update from 1.2.99.2 to 1.3",
+        "Work around gcc 2.7.2.3 i386 register handling bug.",
+        "Incorporate changes in NMU 1.4.0.32 made by me",
+        "It hasn't been used since libxcb 1.1.90.1, released in 2008.\nlibX11 1.4.99.1\n",
+        # A quad the document uses as a version elsewhere (rule 11): the header, a "v" tag.
+        "pkg (2.7.0.9-2) unstable; urgency=low\n\n  * Moved 2.7.0.9 out of experimental\n",
+        "GIT v1.5.1.5\n  Add link to 1.5.1.5 release notes.\n",
+        "Start 1.6.0.5 cycle\n...\n      Git 1.6.0.5\n",
     ],
 )
 def test_ip_version_and_section_contexts(text: str) -> None:
@@ -222,10 +229,28 @@ def test_ip_version_and_section_contexts(text: str) -> None:
         ("2014-03-26 8.8.8.8", "2014-03-26 <IP_ADDRESS>"),
         ("x = 8.8.8.8", "x = <IP_ADDRESS>"),
         ("traffic from 8.8.8.8 to 1.1.1.1", "traffic from <IP_ADDRESS> to <IP_ADDRESS>"),
+        ("glibc 8.8.8.8", "glibc <IP_ADDRESS>"),  # "lib" must start the word
+        ("mylib 8.8.8.8", "mylib <IP_ADDRESS>"),
+        ("lib 8.8.8.8", "lib <IP_ADDRESS>"),
+        # Rule 11 drops only the quads used as versions, and only in their own document.
+        (
+            "Standards-Version: 3.9.8.0\nresolver at 8.8.8.8, not 3.9.8.0",
+            "Standards-Version: 3.9.8.0\nresolver at <IP_ADDRESS>, not 3.9.8.0",
+        ),
+        ("xv8.8.8.8 and 8.8.8.8", "xv8.8.8.8 and <IP_ADDRESS>"),
     ],
 )
 def test_ip_context_rules_keep_real_addresses(text: str, expected: str) -> None:
     assert masked(text) == expected
+
+
+def test_ip_version_rule_is_per_document() -> None:
+    m = lmd.PIIMasker()
+    docs = ["Standards-Version: 3.9.8.0", "resolver at 3.9.8.0"]
+    assert m.mask_batch(docs).texts == ["Standards-Version: 3.9.8.0", "resolver at <IP_ADDRESS>"]
+    # A private quad used as a version counts too, whatever mask_private_ips says.
+    text = "dpkg (10.1.1.1-1) unstable; urgency=low\n  * fixed 10.1.1.1\n"
+    assert lmd.PIIMasker(mask_private_ips=True).mask(text) == text
 
 
 @pytest.mark.parametrize(

@@ -220,11 +220,12 @@ constexpr std::size_t kMaxIpv6Text = 45;  // "ffff:ffff:ffff:ffff:ffff:ffff:255.
 
 // Words that make the dotted quad after them a version or a section number (docs/pii.md,
 // "IPv4 context rules"), lower case; matched as whole words, case-insensitively.
-constexpr std::array<std::string_view, 27> kNotAddressWords = {
-    "version", "versions", "revision", "revisions", "release",   "releases", "released",
-    "rev",     "ver",      "v",        "since",     "policy",    "standard", "standards",
-    "section", "sections", "sect",     "sec",       "chapter",   "figure",   "fig",
-    "table",   "step",     "appendix", "clause",    "paragraph", "bump"};
+constexpr std::array<std::string_view, 29> kNotAddressWords = {
+    "version",  "versions",  "revision", "revisions", "release", "releases",
+    "released", "rev",       "ver",      "v",         "since",   "policy",
+    "standard", "standards", "section",  "sections",  "sect",    "sec",
+    "chapter",  "figure",    "fig",      "table",     "step",    "appendix",
+    "clause",   "paragraph", "bump",     "gcc",       "nmu"};
 // "to", "for", "in" and "from" count only after one of these ("release notes to 1.7.8.4").
 constexpr std::array<std::string_view, 21> kBeforePreposition = {
     "notes",  "prepare", "preparing",  "update",  "updated", "upgrade",     "upgraded",
@@ -334,6 +335,17 @@ bool release_title(const Text& t, std::size_t a, std::size_t b) {
   return e == t.n || t.d[e] == '\n' || t.d[e] == '\r';
 }
 
+// "libxcb 1.1.90.1": a library's name (a whole word "lib" + 1-29 of [A-Za-z0-9_+-]), one space.
+bool after_library_name(const Text& t, std::size_t a) {
+  if (a < 5 || t.d[a - 1] != ' ') return false;
+  auto name = [](std::uint8_t c) { return is(c, kWord) || c == '+' || c == '-'; };
+  std::size_t w = a - 1;
+  while (w > 0 && a - 1 - w < 32 && name(t.d[w - 1])) --w;
+  const std::size_t length = a - 1 - w;
+  if (length < 4 || length > 32 || (w > 0 && name(t.d[w - 1]))) return false;
+  return t.d[w] == 'l' && t.d[w + 1] == 'i' && t.d[w + 2] == 'b';
+}
+
 // "2014-03-26 (3.8.4.2)": a release date, a space, an opening parenthesis.
 bool after_date(const Text& t, std::size_t a) {
   if (a < 12 || t.d[a - 1] != '(' || t.d[a - 2] != ' ') return false;
@@ -359,7 +371,7 @@ bool ipv4_not_an_address(const Text& t, std::size_t a, std::size_t b) {
     if (is(t.at(c), kWord) || !parse_ipv4(t.view(b + 1, d))) return true;
   }
   if (after_context_word(t, a) || after_package_name(t, a) || after_date(t, a) ||
-      after_constraint(t, a) || release_title(t, a, b)) {
+      after_constraint(t, a) || release_title(t, a, b) || after_library_name(t, a)) {
     return true;
   }
   // Glued to a name by '-': "shadow-4.1.4.2", "RelNotes-1.7.10.1".
@@ -373,15 +385,29 @@ bool ipv4_not_an_address(const Text& t, std::size_t a, std::size_t b) {
   return false;
 }
 
+// `versions` collects the quads the document uses as versions (a context rule said so, or
+// "v1.2.3.4"): once the scan is done, every other occurrence of them is dropped too.
 void ipv4_run(const Text& t, std::size_t s, std::size_t e, bool mask_private,
-              std::vector<Candidate>& out) {
-  if (is(t.before(s), kWord) || is(t.at(e), kWord)) return;
+              std::vector<Candidate>& out, std::vector<std::uint32_t>& versions) {
+  if (is(t.at(e), kWord)) return;
   std::size_t a = s, b = e;
   while (a < b && t.d[a] == '.') ++a;
   while (b > a && t.d[b - 1] == '.') --b;
+  if (is(t.before(s), kWord)) {
+    // Glued to a word: never an address; "v1.2.3.4" (a whole-word v) names a version.
+    const std::uint8_t v_letter = t.before(s);
+    if ((v_letter == 'v' || v_letter == 'V') && (s < 2 || !is(t.d[s - 2], kWord))) {
+      if (const auto v = parse_ipv4(t.view(a, b))) versions.push_back(*v);
+    }
+    return;
+  }
   const std::optional<std::uint32_t> v = parse_ipv4(t.view(a, b));
-  if (!v || (!mask_private && !ipv4_is_public(*v))) return;
-  if (ipv4_not_an_address(t, a, b)) return;
+  if (!v) return;
+  if (ipv4_not_an_address(t, a, b)) {
+    versions.push_back(*v);
+    return;
+  }
+  if (!mask_private && !ipv4_is_public(*v)) return;
   out.push_back({a, b, PiiCategory::kIpAddress});
 }
 
@@ -670,7 +696,8 @@ struct Scan {
   const ScanConfig& config;
   std::vector<Candidate>& out;
   std::vector<Group> groups;
-  std::size_t ipv4_done = 0;  // end of the last maximal run examined, per rule
+  std::vector<std::uint32_t> versions;  // quads used as versions (see ipv4_run)
+  std::size_t ipv4_done = 0;            // end of the last maximal run examined, per rule
   std::size_t ipv6_done = 0;
   std::size_t card_done = 0;
 
@@ -697,7 +724,9 @@ struct Scan {
         while (s > 0 && run(t.d[s - 1])) --s;
         while (e < t.n && run(t.d[e])) ++e;
         ipv4_done = e;
-        if (e - s >= 7) ipv4_run(t, s, e, config.mask_private_ips, out);  // "1.1.1.1" at least
+        if (e - s >= 7) {  // "1.1.1.1" at least
+          ipv4_run(t, s, e, config.mask_private_ips, out, versions);
+        }
       }
       if (on(PiiCategory::kCreditCard) && p >= card_done && is_digit(t.at(p + 1)) &&
           is_digit(t.at(p + 2)) && is_digit(t.at(p + 3))) {
@@ -928,7 +957,8 @@ void find_candidates(std::string_view text, const ScanConfig& config, const Anch
                      std::vector<Candidate>& out) {
   const auto* data = reinterpret_cast<const std::uint8_t*>(text.data());
   const std::size_t n = text.size();
-  Scan scan{Text{data, n}, config, out, {}};
+  const std::size_t first = out.size();  // candidates of earlier texts stay as they are
+  Scan scan{Text{data, n}, config, out, {}, {}};
   std::uint64_t masks[kChunkBlocks];
   // Blocks whose 64 positions and lookahead lie inside the text go straight to the kernel.
   const std::size_t direct_blocks = n >= kAnchorLookahead ? (n - kAnchorLookahead) / 64 : 0;
@@ -946,6 +976,17 @@ void find_candidates(std::string_view text, const ScanConfig& config, const Anch
     const std::size_t count = (n - done + 63) / 64;
     kernel.masks(tail, count, masks);
     for (std::size_t k = 0; k < count; ++k) scan.visit_mask(done + k * 64, masks[k]);
+  }
+  // A quad the document uses as a version is a version everywhere in it (docs/pii.md, rule 11).
+  if (!scan.versions.empty()) {
+    std::sort(scan.versions.begin(), scan.versions.end());
+    const auto version = [&](const Candidate& c) {
+      if (c.category != PiiCategory::kIpAddress) return false;
+      const auto v = parse_ipv4(scan.t.view(c.start, c.end));
+      return v && std::binary_search(scan.versions.begin(), scan.versions.end(), *v);
+    };
+    const auto from = out.begin() + static_cast<std::ptrdiff_t>(first);
+    out.erase(std::remove_if(from, out.end(), version), out.end());
   }
 }
 

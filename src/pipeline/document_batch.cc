@@ -7,7 +7,7 @@ namespace luminamoon::data {
 namespace {
 
 constexpr std::array<std::string_view, kPipelineStageCount + 1> kStageNames = {
-    "", "cleaner", "quality", "exact_dedup", "near_dedup", "pii"};
+    "", "cleaner", "language", "quality", "exact_dedup", "near_dedup", "pii"};
 
 }  // namespace
 

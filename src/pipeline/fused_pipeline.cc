@@ -55,6 +55,9 @@ PipelineCounters FusedPipeline::process(DocumentBatch& batch) {
   } else {
     ensure_valid_utf8(batch);
   }
+  if (stages_.language != nullptr) {
+    stages_.language->apply(batch, counters.emplace_back("language", StageCounters{}).second);
+  }
   if (stages_.quality != nullptr) {
     stages_.quality->apply(batch, counters.emplace_back("quality", StageCounters{}).second);
   }

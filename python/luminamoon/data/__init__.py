@@ -26,6 +26,10 @@ ReadIssue = impl.ReadIssue
 TextCleaner = impl.TextCleaner
 PIIMasker = impl.PIIMasker
 QualityFilter = impl.QualityFilter
+LanguageFilter = impl.LanguageFilter
+LanguageDetection = impl.LanguageDetection
+LanguageRejection = impl.LanguageRejection
+LanguageResult = impl.LanguageResult
 QualityResult = impl.QualityResult
 Rejection = impl.Rejection
 PIISpan = impl.PIISpan
@@ -48,6 +52,10 @@ __all__ = [
     "CorruptCheckpointError",
     "DocumentBatch",
     "FusedPipeline",
+    "LanguageDetection",
+    "LanguageFilter",
+    "LanguageRejection",
+    "LanguageResult",
     "LuminaMoonError",
     "MalformedInputError",
     "MaskResult",

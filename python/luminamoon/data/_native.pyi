@@ -262,6 +262,102 @@ class QualityFilter:
 
     def __repr__(self) -> str: ...
 
+class LanguageDetection:
+    """
+    CLD2's answer for one document: its language code ('un' = unknown), the share of its letters in that language (0..1) and CLD2's reliability flag.
+    """
+
+    @property
+    def language(self) -> str: ...
+    @property
+    def score(self) -> float: ...
+    @property
+    def reliable(self) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+    def __repr__(self) -> str: ...
+
+class LanguageRejection:
+    """
+    Why LanguageFilter dropped a document: rule 'language' (not a wanted language; threshold NaN) or 'min_language_score' (score < threshold).
+    """
+
+    @property
+    def rule(self) -> str: ...
+    @property
+    def language(self) -> str: ...
+    @property
+    def score(self) -> float: ...
+    @property
+    def threshold(self) -> float: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __repr__(self) -> str: ...
+
+class LanguageResult:
+    """
+    What LanguageFilter.filter_batch returns: keep mask, the rejection of every dropped document, every document's language and score, and counters per rule.
+    """
+
+    @property
+    def keep(self) -> list[bool]: ...
+    @property
+    def reasons(self) -> list[LanguageRejection | None]: ...
+    @property
+    def languages(self) -> list[str]: ...
+    @property
+    def scores(self) -> list[float]: ...
+    @property
+    def counters(self) -> dict[str, int]: ...
+    def __len__(self) -> int: ...
+    def __repr__(self) -> str: ...
+
+class LanguageFilter:
+    """
+    Language identification (CLD2, model compiled in) and a keep rule: the document's language is one of `languages` (None = any) and its score >= min_score (or its min_scores entry).
+    """
+
+    def __init__(
+        self,
+        languages: Sequence[str] | None = None,
+        min_score: float = 0.0,
+        *,
+        min_scores: dict[str, float] | None = None,
+        threads: int = 0,
+    ) -> None: ...
+    @property
+    def languages(self) -> tuple[str, ...] | None: ...
+    @property
+    def min_score(self) -> float: ...
+    @property
+    def min_scores(self) -> dict[str, float]: ...
+    @property
+    def threads(self) -> int: ...
+    @staticmethod
+    def known_languages() -> tuple[str, ...]:
+        """
+        Every language code CLD2 can answer, in its enum order (duplicates once).
+        """
+
+    @staticmethod
+    def model_version() -> str:
+        """CLD2's version string (code version - data build date)."""
+
+    def detect(self, text: str | bytes | bytearray | memoryview) -> LanguageDetection:
+        """CLD2's language, score and reliability for the text."""
+
+    def metrics(self, text: str | bytes | bytearray | memoryview) -> dict[str, str | float]:
+        """{'language': code, 'language_score': score} of the text."""
+
+    def check(self, text: str | bytes | bytearray | memoryview) -> LanguageRejection | None:
+        """Why the text would be dropped, or None when it is kept."""
+
+    def filter_batch(
+        self, texts: Sequence[str | bytes | bytearray | memoryview] | Any
+    ) -> LanguageResult:
+        """Keep mask, rejections, languages and scores, counters per rule."""
+
+    def __repr__(self) -> str: ...
+
 class MinHashDeduplicator:
     """
     Near-duplicate detection: MinHash signatures, LSH banding, candidates verified against the signature estimate; staged until commit, persisted next to a StateTracker.
@@ -782,6 +878,7 @@ class PipelineEngine:
         near_dedup: MinHashDeduplicator | None,
         pii: PIIMasker | None,
         threads: int = 0,
+        language: LanguageFilter | None = None,
     ) -> None: ...
     def process(
         self,

@@ -74,6 +74,7 @@ def _run(args: argparse.Namespace) -> int:
         format=args.format,
         preset=_split_list(args.preset) or None,
         pii=not args.no_pii,
+        languages=_split_list(args.languages) or None,
         threads=args.threads,
         max_rows_per_file=args.max_rows_per_file,
         max_bytes_per_file=args.max_bytes_per_file,
@@ -219,6 +220,11 @@ def _parser() -> argparse.ArgumentParser:
         help="quality preset(s), replacing the config's (repeat or comma-separate)",
     )
     run.add_argument("--no-pii", action="store_true", help="switch the PII masking stage off")
+    run.add_argument(
+        "--languages",
+        action="append",
+        help="keep only these CLD2 language codes, e.g. en,de (switches the language stage on)",
+    )
     run.add_argument("--threads", type=int, default=0, help="0 = every core (default)")
     run.add_argument(
         "--max-rows-per-file", type=int, default=100_000, help="(default: %(default)s)"

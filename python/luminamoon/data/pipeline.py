@@ -1,4 +1,5 @@
-"""FusedPipeline: clean -> quality -> exact dedup -> near dedup -> PII mask, one call per batch.
+"""FusedPipeline: clean -> language -> quality -> exact dedup -> near dedup -> PII mask, one call
+per batch.
 
 This module is shared by both backends. It turns the stage arguments (or a TOML/dict config)
 into the components of the live backend and hands them to that backend's ``PipelineEngine``,
@@ -27,7 +28,7 @@ else:  # pragma: no cover - Python 3.10
 
 __all__ = ["STAGES", "FusedPipeline", "PipelineRejection", "PipelineResult"]
 
-STAGES: tuple[str, ...] = ("cleaner", "quality", "exact_dedup", "near_dedup", "pii")
+STAGES: tuple[str, ...] = ("cleaner", "language", "quality", "exact_dedup", "near_dedup", "pii")
 """The stages in the order they run; ``PipelineResult.dropped_by`` is 1 + an index here."""
 
 PipelineResult = impl.PipelineResult
@@ -37,6 +38,8 @@ PipelineRejection = impl.PipelineRejection
 _OFF = "off"
 
 _QUALITY_PRESETS_KEY = "presets"
+
+_LANGUAGE_OPTIONS = ("languages", "min_score", "min_scores")
 
 
 def _suggest(name: str, known: Sequence[str]) -> str:
@@ -50,6 +53,10 @@ def _stage_options(stage: str, value: object, where: str) -> dict[str, Any] | No
         return None
     if value is True:
         return {}
+    if stage == "language" and isinstance(value, str):
+        return {"languages": [value]}
+    if stage == "language" and isinstance(value, Sequence) and not isinstance(value, bytes):
+        return {"languages": list(value)}
     if stage == "quality" and isinstance(value, str):
         return {_QUALITY_PRESETS_KEY: [value]}
     if stage == "quality" and isinstance(value, Sequence) and not isinstance(value, bytes):
@@ -63,6 +70,12 @@ def _stage_options(stage: str, value: object, where: str) -> dict[str, Any] | No
     for key in options:
         if not isinstance(key, str):
             raise TypeError(f"{where}{stage}: option names must be str, got {key!r}")
+    if stage == "language":
+        for key in options:
+            if key not in _LANGUAGE_OPTIONS and key != "threads":
+                raise ConfigError(
+                    f"{where}language: unknown option {key!r}" + _suggest(key, _LANGUAGE_OPTIONS)
+                )
     if "threads" in options:
         raise ConfigError(
             f"{where}{stage}: 'threads' is set once for the whole pipeline "
@@ -82,11 +95,13 @@ def _check_threads(threads: object) -> int:
 
 
 class FusedPipeline:
-    """Every curation stage over one batch: clean, quality, exact dedup, near dedup, PII mask.
+    """Every curation stage over one batch: clean, language, quality, exact dedup, near dedup,
+    PII mask.
 
     Each stage argument is ``False``/``None`` (off), ``True`` (the component's defaults) or a
     mapping of the component's keyword options (``quality`` also takes a preset name or a list
-    of them). With a ``tracker`` the deduplicators attach to it, so their state commits with the
+    of them, ``language`` a language code or a list of them); ``language`` is off by default.
+    With a ``tracker`` the deduplicators attach to it, so their state commits with the
     checkpoint. Results never depend on ``threads``.
     """
 
@@ -98,6 +113,7 @@ class FusedPipeline:
         self,
         *,
         cleaner: bool | Mapping[str, object] | None = True,
+        language: bool | str | Sequence[str] | Mapping[str, object] | None = False,
         quality: bool | str | Sequence[str] | Mapping[str, object] | None = True,
         exact_dedup: bool | Mapping[str, object] | None = True,
         near_dedup: bool | Mapping[str, object] | None = True,
@@ -116,6 +132,7 @@ class FusedPipeline:
         self._tracker = tracker
         given = {
             "cleaner": cleaner,
+            "language": language,
             "quality": quality,
             "exact_dedup": exact_dedup,
             "near_dedup": near_dedup,
@@ -126,6 +143,9 @@ class FusedPipeline:
         b = self._backend
         self._cleaner = (
             None if specs["cleaner"] is None else b.TextCleaner(threads=t, **specs["cleaner"])
+        )
+        self._language = (
+            None if specs["language"] is None else b.LanguageFilter(threads=t, **specs["language"])
         )
         self._quality = None
         if specs["quality"] is not None:
@@ -146,7 +166,7 @@ class FusedPipeline:
         )
         self._pii = None if specs["pii"] is None else b.PIIMasker(threads=t, **specs["pii"])
         self._engine = b.PipelineEngine(
-            self._cleaner, self._quality, self._exact, self._near, self._pii, t
+            self._cleaner, self._quality, self._exact, self._near, self._pii, t, self._language
         )
 
     # -- running -----------------------------------------------------------------------------
@@ -192,7 +212,14 @@ class FusedPipeline:
     @property
     def stages(self) -> tuple[str, ...]:
         """The enabled stages, in the order they run."""
-        present = (self._cleaner, self._quality, self._exact, self._near, self._pii)
+        present = (
+            self._cleaner,
+            self._language,
+            self._quality,
+            self._exact,
+            self._near,
+            self._pii,
+        )
         return tuple(s for s, c in zip(STAGES, present, strict=True) if c is not None)
 
     @property
@@ -206,6 +233,10 @@ class FusedPipeline:
     @property
     def cleaner(self) -> Any:
         return self._cleaner
+
+    @property
+    def language(self) -> Any:
+        return self._language
 
     @property
     def quality(self) -> Any:
@@ -238,6 +269,15 @@ class FusedPipeline:
             config["cleaner"] = False
         else:
             config["cleaner"] = {k: v for k, v in self._cleaner.options.items() if k != "threads"}
+        if self._language is None:
+            config["language"] = False
+        else:
+            lang = self._language
+            config["language"] = {
+                "languages": list(lang.languages or ()),
+                "min_score": lang.min_score,
+                "min_scores": dict(lang.min_scores),
+            }
         if self._quality is None:
             config["quality"] = False
         else:

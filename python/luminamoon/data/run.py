@@ -162,8 +162,10 @@ def build_pipeline_config(
     *,
     preset: Sequence[str] | None = None,
     pii: bool = True,
+    languages: Sequence[str] | None = None,
 ) -> dict[str, Any]:
-    """The pipeline config of a run: the file (or mapping), then --preset and --no-pii."""
+    """The pipeline config of a run: the file (or mapping), then --preset, --no-pii and
+    --languages (which switches the language stage on, keeping the file's other options)."""
     if config is None:
         data: dict[str, Any] = {}
     elif isinstance(config, Mapping):
@@ -177,6 +179,11 @@ def build_pipeline_config(
         data["quality"] = table
     if not pii:
         data["pii"] = False
+    if languages:
+        language = data.get("language")
+        table = dict(language) if isinstance(language, Mapping) else {}
+        table["languages"] = list(languages)
+        data["language"] = table
     return data
 
 
@@ -548,6 +555,7 @@ def run(
     format: str = "parquet",
     preset: Sequence[str] | None = None,
     pii: bool = True,
+    languages: Sequence[str] | None = None,
     threads: int = 0,
     max_rows_per_file: int = 100_000,
     max_bytes_per_file: int = 512 * 2**20,
@@ -586,7 +594,7 @@ def run(
         row_group_size=_positive("row_group_size", row_group_size),
         batch_size=_positive("batch_size", batch_size),
     )
-    pipeline_config = build_pipeline_config(config, preset=preset, pii=pii)
+    pipeline_config = build_pipeline_config(config, preset=preset, pii=pii, languages=languages)
     stream = progress_stream if progress_stream is not None else sys.stderr
     mode = progress
     if mode == "auto":

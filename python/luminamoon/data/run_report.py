@@ -48,11 +48,12 @@ def rule_counts(counters: Mapping[str, Mapping[str, int]]) -> dict[tuple[str, st
     cleaner = counters.get("cleaner")
     if cleaner and cleaner.get("dropped_empty"):
         out[("cleaner", "empty")] = cleaner["dropped_empty"]
-    quality = counters.get("quality")
-    if quality:
-        for rule, value in quality.items():
-            if rule not in ("total", "kept", "rejected") and value:
-                out[("quality", rule)] = value
+    for stage in ("language", "quality"):
+        stage_counters = counters.get(stage)
+        if stage_counters:
+            for rule, value in stage_counters.items():
+                if rule not in ("total", "kept", "rejected") and value:
+                    out[(stage, rule)] = value
     for stage, rule in (("exact_dedup", "duplicate"), ("near_dedup", "near_duplicate")):
         stage_counters = counters.get(stage)
         if stage_counters and stage_counters.get("duplicates"):

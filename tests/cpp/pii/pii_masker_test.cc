@@ -116,6 +116,11 @@ TEST(PiiMasker, Ipv4ContextRules) {
            "<h3>2014-03-26 (3.8.4.2)</h3>",
            "need zlib >= 1.2.2.3 and libfoo (<< 2.0.0.1)",
            "Update from 1.2.99.2 to 1.3",
+           "Work around gcc 2.7.2.3 i386 register handling bug.",
+           "Incorporate changes in NMU 1.4.0.32 made by me",
+           "since libxcb 1.1.90.1, released in 2008.\nlibX11 1.4.99.1\n",
+           "pkg (2.7.0.9-2) unstable; urgency=low\n\n  * Moved 2.7.0.9 out of experimental\n",
+           "GIT v1.5.1.5\n  Add link to 1.5.1.5 release notes.\n",
        }) {
     EXPECT_EQ(masked(no), no) << no;
   }
@@ -126,6 +131,10 @@ TEST(PiiMasker, Ipv4ContextRules) {
   EXPECT_EQ(masked("8.8.8.8 - - [01/Jan/2024] GET /"), "<IP_ADDRESS> - - [01/Jan/2024] GET /");
   EXPECT_EQ(masked("host.example.com (8.8.8.8)"), "host.example.com (<IP_ADDRESS>)");
   EXPECT_EQ(masked("converted to 8.8.8.8"), "converted to <IP_ADDRESS>");
+  EXPECT_EQ(masked("glibc 8.8.8.8"), "glibc <IP_ADDRESS>");
+  EXPECT_EQ(masked("Standards-Version: 3.9.8.0\nresolver at 8.8.8.8, not 3.9.8.0"),
+            "Standards-Version: 3.9.8.0\nresolver at <IP_ADDRESS>, not 3.9.8.0");
+  EXPECT_EQ(masked("xv8.8.8.8 and 8.8.8.8"), "xv8.8.8.8 and <IP_ADDRESS>");
 }
 
 TEST(PiiMasker, EmailRfc5322LocalParts) {

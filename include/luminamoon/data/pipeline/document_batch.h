@@ -58,14 +58,15 @@ using FieldValue = DataValue;
 enum class PipelineStage : std::uint8_t {
   kKept = 0,
   kCleaner = 1,
-  kQuality = 2,
-  kExactDedup = 3,
-  kNearDedup = 4,
-  kPii = 5,
+  kLanguage = 2,
+  kQuality = 3,
+  kExactDedup = 4,
+  kNearDedup = 5,
+  kPii = 6,
 };
-inline constexpr std::size_t kPipelineStageCount = 5;
+inline constexpr std::size_t kPipelineStageCount = 6;
 
-// "cleaner", "quality", "exact_dedup", "near_dedup", "pii" ("" for kKept).
+// "cleaner", "language", "quality", "exact_dedup", "near_dedup", "pii" ("" for kKept).
 std::string_view pipeline_stage_name(PipelineStage stage) noexcept;
 
 // Why a document was dropped: the stage, its rule (a static string), and the measured value and

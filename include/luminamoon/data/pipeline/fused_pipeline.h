@@ -1,6 +1,7 @@
-// FusedPipeline: one call per batch runs clean -> quality -> exact dedup -> near dedup -> PII
-// mask over one DocumentBatch, each stage through its apply() on the shared worker pool (SPEC 4;
-// docs/pipeline.md is the contract, python/luminamoon/data/fallbacks/pipeline.py the reference).
+// FusedPipeline: one call per batch runs clean -> language -> quality -> exact dedup -> near dedup
+// -> PII mask over one DocumentBatch, each stage through its apply() on the shared worker pool
+// (SPEC 4; docs/pipeline.md is the contract, python/luminamoon/data/fallbacks/pipeline.py the
+// reference).
 //
 // Contract notes:
 //  * the pipeline does not own its stages: each pointer (null = stage off) must outlive it;
@@ -21,6 +22,7 @@
 
 #include "luminamoon/data/cleaner/text_cleaner.h"
 #include "luminamoon/data/dedup/stream_deduplicator.h"
+#include "luminamoon/data/language/language_filter.h"
 #include "luminamoon/data/minhash/minhash_deduplicator.h"
 #include "luminamoon/data/pii/pii_masker.h"
 #include "luminamoon/data/pipeline/document_batch.h"
@@ -34,6 +36,7 @@ struct PipelineStages {
   StreamDeduplicator* exact_dedup = nullptr;
   MinHashDeduplicator* near_dedup = nullptr;
   PiiMasker* pii = nullptr;
+  LanguageFilter* language = nullptr;  // runs after the cleaner (last here: aggregate order)
 };
 
 // Counters per section: "input", then every stage that is on (by pipeline_stage_name), then

@@ -10,6 +10,7 @@ from .build_info import build_info
 from .cleaner import TextCleaner
 from .coordinate import StreamCoordinate
 from .dedup import StreamDeduplicator, xxh3_64
+from .language import LanguageDetection, LanguageFilter, LanguageRejection, LanguageResult
 from .minhash import MinHashDeduplicator
 from .pii import MaskResult, PIIMasker, PIISpan
 from .pipeline import PipelineEngine, PipelineRejection, PipelineResult
@@ -22,6 +23,10 @@ from .tracker import StateTracker
 
 __all__ = [
     "DocumentBatch",
+    "LanguageDetection",
+    "LanguageFilter",
+    "LanguageRejection",
+    "LanguageResult",
     "MaskResult",
     "MinHashDeduplicator",
     "PIIMasker",

@@ -279,7 +279,7 @@ def ipv6_is_public(address: int) -> bool:
 _NOT_ADDRESS_WORDS = frozenset(
     b"version versions revision revisions release releases released rev ver v since policy "
     b"standard standards section sections sect sec chapter figure fig table step appendix "
-    b"clause paragraph bump".split()
+    b"clause paragraph bump gcc nmu".split()
 )
 # "to", "for", "in" and "from" count only after one of these ("release notes to 1.7.8.4").
 _BEFORE_PREPOSITION = frozenset(
@@ -399,6 +399,22 @@ def _after_date(data: bytes, a: int) -> bool:
     return d == 0 or data[d - 1] not in _WORD
 
 
+_LIBRARY_NAME = _WORD | frozenset(b"+-")
+
+
+def _after_library_name(data: bytes, a: int) -> bool:
+    """``libxcb 1.1.90.1``: a whole word ``lib`` + 1-29 of ``[A-Za-z0-9_+-]``, one space."""
+    if a < 5 or data[a - 1] != 32:
+        return False
+    w = a - 1
+    while w > 0 and a - 1 - w < 32 and data[w - 1] in _LIBRARY_NAME:
+        w -= 1
+    length = a - 1 - w
+    if length < 4 or length > 32 or (w > 0 and data[w - 1] in _LIBRARY_NAME):
+        return False
+    return data[w : w + 3] == b"lib"
+
+
 def _ipv4_not_an_address(data: bytes, a: int, b: int) -> bool:
     """The IPv4 context rules: the valid dotted quad data[a:b] is a version or a section number."""
     nxt = _at(data, b)
@@ -419,6 +435,7 @@ def _ipv4_not_an_address(data: bytes, a: int, b: int) -> bool:
         or _after_date(data, a)
         or _after_constraint(data, a)
         or _release_title(data, a, b)
+        or _after_library_name(data, a)
     ):
         return True
     if a >= 2 and data[a - 1] == 45 and data[a - 2] in _ALPHA:  # "shadow-4.1.4.2"
@@ -434,21 +451,34 @@ def _ipv4_not_an_address(data: bytes, a: int, b: int) -> bool:
 
 
 def _ipv4s(data: bytes, mask_private: bool, out: list[tuple[int, int, int]]) -> None:
+    found: list[tuple[int, int, int]] = []
+    versions: set[int] = set()  # quads the document uses as versions: dropped everywhere
     for m in _IPV4_RUN.finditer(data):
         s, e = m.span()
-        if _at(data, s - 1) in _WORD or _at(data, e) in _WORD:
+        if _at(data, e) in _WORD:
             continue
         a, b = s, e
         while a < b and data[a] == 46:
             a += 1
         while b > a and data[b - 1] == 46:
             b -= 1
+        if _at(data, s - 1) in _WORD:
+            # Glued to a word: never an address; "v1.2.3.4" (a whole-word v) names a version.
+            if data[s - 1] in b"vV" and _at(data, s - 2) not in _WORD:
+                glued = parse_ipv4(data[a:b])
+                if glued is not None:
+                    versions.add(glued)
+            continue
         v = parse_ipv4(data[a:b])
-        if v is None or (not mask_private and not ipv4_is_public(v)):
+        if v is None:
             continue
         if _ipv4_not_an_address(data, a, b):
+            versions.add(v)
             continue
-        out.append((a, b, _IP))
+        if not mask_private and not ipv4_is_public(v):
+            continue
+        found.append((a, b, _IP))
+    out.extend(f for f in found if parse_ipv4(data[f[0] : f[1]]) not in versions)
 
 
 def _ipv6s(data: bytes, mask_private: bool, out: list[tuple[int, int, int]]) -> None:

@@ -7,6 +7,7 @@ byte-identical texts. docs/pipeline.md is the contract.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -21,7 +22,7 @@ from .suggest import did_you_mean
 
 __all__ = ["PipelineEngine", "PipelineRejection", "PipelineResult"]
 
-_STAGES = ("cleaner", "quality", "exact_dedup", "near_dedup", "pii")
+_STAGES = ("cleaner", "language", "quality", "exact_dedup", "near_dedup", "pii")
 _PII_CATEGORIES = ("EMAIL", "IP_ADDRESS", "API_KEY", "CREDIT_CARD")
 
 
@@ -286,8 +287,10 @@ class PipelineEngine:
         near_dedup: Any,
         pii: Any,
         threads: int = 0,
+        language: Any = None,
     ) -> None:
         self._cleaner = cleaner
+        self._language = language
         self._quality = quality
         self._exact = exact_dedup
         self._near = near_dedup
@@ -377,6 +380,27 @@ class PipelineEngine:
         else:
             texts = [_as_text(d, i) for i, d in enumerate(raw)]
 
+        if self._language is not None:
+            lang = self._language._filter_utf8([t.encode("utf-8") for t in texts])
+            kept, kept_texts = [], []
+            for i, t, keep, reason in zip(alive, texts, lang.keep, lang.reasons, strict=True):
+                if keep:
+                    kept.append(i)
+                    kept_texts.append(t)
+                else:
+                    drop(
+                        1,
+                        i,
+                        PipelineRejection(
+                            "language",
+                            reason.rule,
+                            reason.score,
+                            None if math.isnan(reason.threshold) else reason.threshold,
+                        ),
+                    )
+            alive, texts = kept, kept_texts
+            counters["language"] = dict(lang.counters)
+
         if self._quality is not None:
             result = self._quality.filter_batch(texts)
             new_texts = result.texts
@@ -390,7 +414,7 @@ class PipelineEngine:
                     kept_texts.append(texts[j] if new_texts is None else new_texts[j])
                 else:
                     drop(
-                        1,
+                        2,
                         i,
                         PipelineRejection("quality", reason.rule, reason.value, reason.threshold),
                     )
@@ -398,13 +422,13 @@ class PipelineEngine:
             counters["quality"] = dict(result.counters)
 
         for stage, dedup, rule in (
-            (2, self._exact, "duplicate"),
-            (3, self._near, "near_duplicate"),
+            (3, self._exact, "duplicate"),
+            (4, self._near, "near_duplicate"),
         ):
             if dedup is None:
                 continue
             keep_mask = dedup.filter_batch(texts)
-            threshold = float(dedup.threshold) if stage == 3 else None
+            threshold = float(dedup.threshold) if stage == 4 else None
             kept, kept_texts = [], []
             duplicates = 0
             for i, t, keep in zip(alive, texts, keep_mask, strict=True):
