@@ -293,9 +293,7 @@ def test_fallback_without_a_loadable_libzstd_reads_the_same_with_zstandard(
     shard = tmp_path / "f.jsonl.zst"
     shard.write_bytes(
         b"".join(
-            zstandard.ZstdCompressor(level=3, write_checksum=True).compress(
-                data[i : i + 70 * 1024]
-            )
+            zstandard.ZstdCompressor(level=3, write_checksum=True).compress(data[i : i + 70 * 1024])
             for i in range(0, len(data), 70 * 1024)
         )
     )

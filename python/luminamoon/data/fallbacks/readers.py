@@ -46,8 +46,8 @@ from .access_index import (
     load_zlib,
 )
 from .coordinate import StreamCoordinate
-from .libzstd import FrameDecoder, SystemFrames, ZstandardFrames, load_zstd
 from .http_input import FileInput, HttpInput, InputError, is_url, name_for_format, open_http_input
+from .libzstd import FrameDecoder, SystemFrames, ZstandardFrames, load_zstd
 from .suggest import did_you_mean, reject_unknown_options
 
 __all__ = ["DocumentBatch", "ReadIssue", "ShardReader", "extract_field"]
