@@ -11,6 +11,7 @@ import gzip
 import importlib
 import os
 import random
+import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -281,3 +282,34 @@ def test_fallback_without_a_loadable_zlib_reads_the_same_without_index(
     assert read(F, shard, index=index)[2] == []
     assert read(F, shard, start, index) == expected
     assert os.listdir(index) == []  # no ctypes zlib: no gzip index, same records
+
+
+def test_fallback_without_a_loadable_libzstd_reads_the_same_with_zstandard(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    zstandard = pytest.importorskip("zstandard")
+    readers = importlib.import_module("luminamoon.data.fallbacks.readers")
+    data = corpus(4000, 11)
+    shard = tmp_path / "f.jsonl.zst"
+    shard.write_bytes(
+        b"".join(
+            zstandard.ZstdCompressor(level=3, write_checksum=True).compress(data[i : i + 70 * 1024])
+            for i in range(0, len(data), 70 * 1024)
+        )
+    )
+    cut = tmp_path / "c.jsonl.zst"
+    cut.write_bytes(shard.read_bytes()[: shard.stat().st_size * 2 // 3])
+    start = coordinate_after(F, shard, 3000)
+
+    def everything(tag: str) -> list[Any]:
+        index = tmp_path / f"index-{tag}"
+        out = [read(F, shard, index=index), read(F, shard, start, index), read(F, cut)]
+        return [*out, index_file(index).read_bytes()]
+
+    system = everything("system")
+    assert system[2][2][0][0] == "decompression_error"
+    monkeypatch.setattr(readers, "load_zstd", lambda: None)
+    assert everything("zstandard") == system  # valid frames and truncation: same with any libzstd
+    monkeypatch.setitem(sys.modules, "zstandard", None)
+    with pytest.raises(ImportError, match=r"\.zst shards .* without a system libzstd"):
+        read(F, shard)

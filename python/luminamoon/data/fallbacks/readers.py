@@ -3,9 +3,10 @@
 Same API, batches, coordinates, issues and stats as the native module; docs/readers.md is the
 contract. ``json`` is the parser, made as strict as simdjson (the native parser): duplicate keys
 keep the first value, NaN/Infinity, numbers out of range, lone surrogate escapes and nesting
-deeper than 256 are malformed. ``gzip`` streams are decoded with ``zlib`` and ``.zst`` with
-``zstandard`` (imported only when a .zst shard is read), both fed the same 4 KiB pieces of the
-compressed file as the native decoders so a damaged stream loses exactly the same bytes.
+deeper than 256 are malformed. ``gzip`` streams are decoded with ``zlib`` and ``.zst`` with the
+system libzstd through ``ctypes`` (the ``zstandard`` package where it cannot be loaded; see
+``libzstd``), both fed the same 4 KiB pieces of the compressed file as the native decoders so a
+damaged stream loses exactly the same bytes.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from .access_index import (
 )
 from .coordinate import StreamCoordinate
 from .http_input import FileInput, HttpInput, InputError, is_url, name_for_format, open_http_input
+from .libzstd import FrameDecoder, SystemFrames, ZstandardFrames, load_zstd
 from .suggest import did_you_mean, reject_unknown_options
 
 __all__ = ["DocumentBatch", "ReadIssue", "ShardReader", "extract_field"]
@@ -906,45 +908,57 @@ class _IndexedGzipSource(_CompressedSource):
 class _ZstdSource(_CompressedSource):
     """zstd frames one after another."""
 
-    def __init__(self, source: Any, zstandard: Any) -> None:
+    def __init__(self, source: Any, frames: FrameDecoder) -> None:
         super().__init__(source)
-        self._zstd = zstandard
-        self._frame: Any = None
+        self._frames = frames
+        self._in_frame = False
 
     def _decode(self, data: bytes, offset: int) -> tuple[bytes, str | None]:
         out: list[bytes] = []
         total = len(data)
         while data:
-            if self._frame is None:
-                self._frame = self._zstd.ZstdDecompressor().decompressobj()
+            if not self._in_frame:
+                self._frames.begin()
+                self._in_frame = True
                 used = sum(len(piece) for piece in out)
                 if self._point_due(used):
                     point = AccessPoint(offset + total - len(data))
                     self._offer_point(out, used, point)
-            try:
-                out.append(self._frame.decompress(data))
-            except self._zstd.ZstdError as exc:
-                reason = str(exc).removeprefix("zstd decompressor error: ")
+            # One step: this frame over the rest of the feed.
+            produced, consumed, frame_done, reason = self._frames.step(data)
+            if reason is not None:
                 return b"".join(out), f"corrupt zstd stream: {reason}"
-            if not self._frame.eof:
+            out.append(produced)
+            if not frame_done:
                 break
-            data = self._frame.unused_data
-            self._frame = None
+            data = data[consumed:]
+            self._in_frame = False
         return b"".join(out), None
 
     def _finish(self) -> str | None:
-        if self._frame is None:
+        if not self._in_frame:
             return None
         return "truncated zstd stream: the file ends inside a frame"
 
     def _restart(self, point: AccessPoint, prime: int) -> bool:
-        self._frame = None
+        self._in_frame = False
         return True
 
+    def close(self) -> None:
+        self._frames.close()
+        super().close()
 
-def _import_zstandard() -> Any:
-    # Optional, only for .zst shards; the native backend has zstd built in.
-    return require("zstandard", "reading .zst shards with the pure-Python backend")
+
+def _zstd_frames() -> FrameDecoder:
+    """The system libzstd through ctypes (the release the native module is built with), else the
+    optional ``zstandard`` package; ImportError when neither is there."""
+    lib = load_zstd()
+    if lib is not None:
+        return SystemFrames(lib)
+    zstandard = require(
+        "zstandard", "reading .zst shards with the pure-Python backend without a system libzstd"
+    )
+    return ZstandardFrames(zstandard)
 
 
 def _open_nonblocking(path: str) -> int:
@@ -1039,11 +1053,11 @@ def _open_source(
         kind = KIND_GZIP
     elif compression == "zstd":
         try:
-            zstandard = _import_zstandard()
+            frames = _zstd_frames()
         except ImportError:
             source_input.close()
             raise
-        source = _ZstdSource(source_input, zstandard)
+        source = _ZstdSource(source_input, frames)
         kind = KIND_ZSTD
     else:
         return _PlainSource(source_input), ""
