@@ -10,7 +10,10 @@ datatrove's (they must agree; docs/quality.md explains the one documented except
 corpora do not contain). Also the ``default`` preset and the pure-Python fallback, for reference.
 
 Two corpora from bench/quality_corpus.py: ``varied`` (prose, perturbed prose, junk, code,
-lists; what the agreement test uses) and ``prose`` (the calibration prose).
+lists; what the agreement test uses) and ``prose`` (the calibration prose). ``--real DIR`` adds
+``real``: the first ``--docs`` documents of bench/real_corpus.py's JSONL shards in DIR (manual
+pages in eleven languages, Debian changelogs and READMEs, CPython docstrings, package metadata,
+licences: text written by people, read from the machine).
 
 Needs ``pip install -r requirements-bench.txt``. Run: ``python bench/bench_quality.py``
 (``--quick`` for a smoke run, ``--json PATH`` to save every figure). Medians over repeats,
@@ -199,6 +202,10 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--fallback-docs", type=int, default=300)
     parser.add_argument("--quick", action="store_true", help="200 documents, 1 repeat")
+    parser.add_argument(
+        "--real", type=Path, help="also the real-text corpus: bench/real_corpus.py's output dir"
+    )
+    parser.add_argument("--only-real", action="store_true", help="skip the seeded corpora")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     if args.quick:
@@ -218,6 +225,16 @@ def main() -> int:
             if label in quality_corpus.PROSE_KINDS
         ],
     }
+    if args.only_real:
+        corpora = {}
+    if args.real is not None:
+        real: list[str] = []
+        for shard in sorted(args.real.glob("real-*.jsonl")):
+            with shard.open(encoding="utf-8") as fh:
+                real += [json.loads(line)["text"] for line in fh]
+        if not real:
+            raise SystemExit(f"no real-*.jsonl shards in {args.real}: run bench/real_corpus.py")
+        corpora["real"] = real[: args.docs]
     results = [
         bench_corpus(name, texts, args.repeats, args.fallback_docs)
         for name, texts in corpora.items()

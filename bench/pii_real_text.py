@@ -87,6 +87,57 @@ def mail_header_lines() -> list[tuple[str, bytes]]:
     return out
 
 
+def mail_messages() -> list[tuple[str, str]]:
+    """The e-mail messages of CPython's own test suite (``test/test_email/data/msg_*.txt``): real
+    headers and bodies (addresses, ``Received:`` chains, message ids), one document each."""
+    root = Path(sysconfig.get_paths()["stdlib"]) / "test" / "test_email" / "data"
+    out = []
+    for p in sorted(root.glob("msg_*.txt")):
+        try:
+            out.append((str(p), p.read_text(encoding="utf-8")))
+        except (OSError, UnicodeDecodeError):
+            continue
+    return out
+
+
+def split_blocks(text: str, max_bytes: int) -> list[str]:
+    """Cuts ``text`` at blank lines into pieces of at most ``max_bytes`` UTF-8 bytes (a longer
+    paragraph is its own piece), as bench/real_corpus.py does."""
+    pieces: list[str] = []
+    current: list[str] = []
+    size = 0
+    for block in text.strip().split("\n\n"):
+        n = len(block.encode()) + 2
+        if current and size + n > max_bytes:
+            pieces.append("\n\n".join(current))
+            current, size = [], 0
+        current.append(block)
+        size += n
+    if current:
+        pieces.append("\n\n".join(current))
+    return [p for p in pieces if p.strip()]
+
+
+def pii_dense_corpora(
+    masker: Any, changelog_docs: int = 2000, max_doc_bytes: int = 8192, seed: int = 5
+) -> dict[str, list[str]]:
+    """Real text in which every document has PII (what ``masker.find`` reports): ``mail``, the
+    CPython test e-mails; ``changelogs``, Debian changelogs cut at blank lines into documents of
+    at most ``max_doc_bytes`` (maintainer trailer lines carry an address in nearly every entry),
+    a seeded sample of ``changelog_docs`` of them across all packages."""
+    mail = [text for _, text in mail_messages() if masker.find(text)]
+    pieces: list[str] = []
+    for _, data in changelog_texts():
+        try:
+            pieces += split_blocks(data.decode("utf-8"), max_doc_bytes)
+        except UnicodeDecodeError:
+            continue
+    dense = [p for p in pieces if masker.find(p)]
+    rng = random.Random(seed)
+    changelogs = rng.sample(dense, min(changelog_docs, len(dense)))
+    return {"mail": mail, "changelogs": changelogs}
+
+
 LABELLED = Path(__file__).resolve().parents[1] / "tests" / "data" / "pii" / "real_labelled.jsonl"
 CATEGORIES = ("EMAIL", "IP_ADDRESS", "API_KEY", "CREDIT_CARD")
 

@@ -72,11 +72,6 @@ const std::uint64_t kHashSeed = [] {
 
 namespace {
 
-// numerator / denominator, 0.0 when the denominator is 0 (docs/quality.md, "Bad input").
-double ratio(std::size_t numerator, std::size_t denominator) {
-  return denominator == 0 ? 0.0 : static_cast<double>(numerator) / static_cast<double>(denominator);
-}
-
 bool has_letter(std::string_view token) {
   for (std::size_t i = 0, length = 0; i < token.size(); i += length) {
     const auto b = static_cast<unsigned char>(token[i]);
@@ -126,7 +121,8 @@ std::uint64_t ngram_hash(const std::uint64_t* hashes, std::size_t n) {
   return mix64(h);
 }
 
-// datatrove's find_duplicates over `items`: (repeated elements, their code points).
+}  // namespace
+
 std::pair<std::size_t, std::size_t> find_duplicates(ProbeTable& table,
                                                     const std::vector<std::string_view>& items,
                                                     bool ascii) {
@@ -146,155 +142,17 @@ std::pair<std::size_t, std::size_t> find_duplicates(ProbeTable& table,
   return {elements, chars};
 }
 
-// Pieces of `text` between separators that are runs of at least `min_run` '\n' (re.split).
-void split_newline_runs(std::string_view text, std::size_t min_run,
-                        std::vector<std::string_view>& out) {
-  out.clear();
-  std::size_t start = 0;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    if (text[i] != '\n') {
-      ++i;
-      continue;
-    }
-    std::size_t j = i;
-    while (j < text.size() && text[j] == '\n') ++j;
-    if (j - i >= min_run) {
-      out.push_back(text.substr(start, i - start));
-      start = j;
-    }
-    i = j;
-  }
-  out.push_back(text.substr(start));
-}
-
-// Polynomial hashes modulo the Mersenne prime 2^61 - 1 with a per-process random base: the
-// hash of any run of whole words, however it is split into words, in O(1) from prefix sums.
-__extension__ using U128 = unsigned __int128;
-constexpr std::uint64_t kMersenne61 = (std::uint64_t{1} << 61) - 1;
-
-std::uint64_t mul_mod(std::uint64_t a, std::uint64_t b) {
-  const U128 r = static_cast<U128>(a) * b;
-  const std::uint64_t folded =
-      (static_cast<std::uint64_t>(r) & kMersenne61) + static_cast<std::uint64_t>(r >> 61);
-  return folded >= kMersenne61 ? folded - kMersenne61 : folded;
-}
-
-std::uint64_t hash_base() {
-  static const std::uint64_t base = (hash_seed() % (kMersenne61 - 1024)) + 257;
-  return base;
-}
-
-// B^k for k < kPowers from a table, then square-and-multiply.
-constexpr std::size_t kPowers = 512;
-std::uint64_t base_power(std::size_t k) {
-  static const std::vector<std::uint64_t> table = [] {
-    std::vector<std::uint64_t> t(kPowers, 1);
-    for (std::size_t i = 1; i < kPowers; ++i) t[i] = mul_mod(t[i - 1], hash_base());
-    return t;
-  }();
-  if (k < kPowers) return table[k];
-  std::uint64_t result = 1;
-  std::uint64_t b = hash_base();
-  for (; k != 0; k >>= 1) {
-    if (k & 1) result = mul_mod(result, b);
-    b = mul_mod(b, b);
-  }
-  return result;
-}
-
-// datatrove's find_all_duplicate for n = 5..10: n-grams joined with no separator (different
-// word splits of the same characters are the same n-gram), n words skipped after a repeat.
-void dup_ngram_char_ratios(ProbeTable& table, const std::vector<std::string_view>& words,
-                           const std::vector<std::size_t>& prefix_chars, std::size_t chars,
-                           Metrics& out, StopAfter stop) {
-  const std::size_t w = words.size();
-  std::string joined;
-  std::vector<std::size_t> offsets(w + 1, 0);
-  std::vector<std::uint64_t> prefix(w + 1, 0);  // Horner hash of the bytes before word i
-  const std::uint64_t base = hash_base();
-  std::uint64_t h = 0;
-  for (std::size_t i = 0; i < w; ++i) {
-    for (const char c : words[i]) {
-      h = mul_mod(h, base) + static_cast<unsigned char>(c) + 1u;
-      h = h >= kMersenne61 ? h - kMersenne61 : h;
-    }
-    joined.append(words[i]);
-    offsets[i + 1] = joined.size();
-    prefix[i + 1] = h;
-  }
-  const std::string_view all(joined);
-
-  // Positions that can never repeat or be repeated, for any n >= 5: equal n-grams of 8 bytes
-  // or more start with the same 8 bytes of `joined`, so a position whose 5-gram (its shortest
-  // n-gram here) has 8+ bytes and whose next 8 bytes start no other word has no partner. The
-  // passes below skip it (it would be remembered, and never found again); in prose that is
-  // most positions. Exact: every other position is checked as datatrove checks it.
-  std::vector<std::uint8_t> live(w, 1);
-  if (w >= 5) {
-    std::vector<std::uint64_t> window(w, 0);
-    std::vector<std::uint32_t> first_of(w, 0);
-    std::vector<std::uint32_t> count(w, 0);
-    table.reset(w);
-    for (std::size_t i = 0; i < w; ++i) {
-      if (offsets[i] + 8 > all.size()) break;  // offsets only grow
-      std::memcpy(&window[i], all.data() + offsets[i], 8);
-      const std::uint64_t key = window[i];
-      const std::uint32_t first =
-          table.find_or_insert(mix64(key), static_cast<std::uint32_t>(i),
-                               [&](std::uint32_t stored) { return window[stored] == key; });
-      first_of[i] = first;
-      ++count[first];
-    }
-    for (std::size_t i = 0; i + 5 <= w; ++i) {
-      const bool has_window = offsets[i] + 8 <= all.size();
-      if (has_window && offsets[i + 5] - offsets[i] >= 8 && count[first_of[i]] == 1) live[i] = 0;
-    }
-  }
-
-  for (std::size_t n = 5; n <= 10; ++n) {
-    std::size_t repeated = 0;
-    if (w >= n) {
-      table.reset(w - n + 1);
-      auto bytes_of = [&](std::size_t i) {
-        return all.substr(offsets[i], offsets[i + n] - offsets[i]);
-      };
-      std::size_t i = 0;
-      while (i + n <= w) {
-        if (!live[i]) {
-          ++i;
-          continue;
-        }
-        // hash(bytes of words i..i+n) = prefix[i+n] - prefix[i] * B^(their length)
-        const std::uint64_t shifted = mul_mod(prefix[i], base_power(offsets[i + n] - offsets[i]));
-        const std::uint64_t hash = prefix[i + n] >= shifted ? prefix[i + n] - shifted
-                                                            : prefix[i + n] + kMersenne61 - shifted;
-        const std::string_view gram = bytes_of(i);
-        const std::uint32_t first =
-            table.find_or_insert(mix64(hash), static_cast<std::uint32_t>(i),
-                                 [&](std::uint32_t stored) { return bytes_of(stored) == gram; });
-        if (first != i) {
-          repeated += prefix_chars[i + n] - prefix_chars[i];
-          i += n;
-        } else {
-          ++i;
-        }
-      }
-    }
-    const auto metric = static_cast<Metric>(kGopherDup5gramCharRatio + (n - 5));
-    out[metric] = ratio(repeated, chars);
-    if (stop != nullptr && (*stop)(metric)) return;
-  }
-}
-
-}  // namespace
-
 void Document::reset(std::string_view text) {
   text_ = text;
   have_tokens_ = false;
   have_words_ = false;
   ascii_ = -1;
   table_.trim();
+  // A huge document's buffers are not kept for the next ones (as ProbeTable::trim).
+  if (scratch_.joined.capacity() > (std::size_t{1} << 24) ||
+      scratch_.offsets.capacity() > (std::size_t{1} << 22)) {
+    scratch_ = Scratch();
+  }
 }
 
 bool Document::compute_ascii() const { return is_ascii(text_); }
@@ -511,96 +369,14 @@ void gopher_quality_metrics(Document& doc, Metrics& out) {
   out[kGopherStopWords] = static_cast<double>(std::popcount(stop_mask));
 }
 
-// -- Gopher repetition ----------------------------------------------------------------------
-
-void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
-  auto stop_after = [&](Metric last) { return stop != nullptr && (*stop)(last); };
-  const std::string_view text = doc.text();
-  const std::size_t chars = doc.chars(text);
-  ProbeTable& table = doc.table();
-  const bool ascii = doc.ascii();
-  out[kChars] = static_cast<double>(chars);
-  if (stop_after(kChars)) return;
-
-  std::vector<std::string_view> pieces;
-  split_newline_runs(strip(text), 2, pieces);
-  const auto [para_dups, para_chars] = find_duplicates(table, pieces, ascii);
-  out[kGopherDupParaRatio] = ratio(para_dups, pieces.size());
-  out[kGopherDupParaCharRatio] = ratio(para_chars, chars);
-  if (stop_after(kGopherDupParaCharRatio)) return;
-  split_newline_runs(text, 1, pieces);
-  const auto [line_dups, line_chars] = find_duplicates(table, pieces, ascii);
-  out[kGopherDupLineRatio] = ratio(line_dups, pieces.size());
-  out[kGopherDupLineCharRatio] = ratio(line_chars, chars);
-  if (stop_after(kGopherDupLineCharRatio)) return;
-
-  const std::vector<std::string_view>& words = doc.tokens();
-  const std::size_t w = words.size();
-  std::vector<std::size_t> prefix_chars(w + 1, 0);  // code points of words[0, i)
-  for (std::size_t i = 0; i < w; ++i) prefix_chars[i + 1] = prefix_chars[i] + doc.chars(words[i]);
-
-  // Top n-grams (joined with ' '): the most frequent one, ties to the one seen first (as
-  // Counter.most_common(1) over insertion order).
-  std::vector<std::uint64_t> ids;  // word hashes
-  word_hashes(words, ids);
-  // An n-gram with a word that occurs once occurs once: only runs of repeated words can hold a
-  // repeated n-gram, so the others are not counted. If no n-gram repeats, the top one is the
-  // first n-gram, once (Counter.most_common(1) takes the first of equal counts).
-  std::vector<std::uint32_t> counts(w, 0);
-  std::vector<std::uint32_t> repeated_run(w + 1, 0);  // repeated words from i on, in a row
-  {
-    table.reset(w);
-    std::vector<std::uint32_t> first_of(w, 0);
-    for (std::size_t i = 0; i < w; ++i) {
-      const std::string_view word = words[i];
-      first_of[i] =
-          table.find_or_insert(mix64(ids[i]), static_cast<std::uint32_t>(i),
-                               [&](std::uint32_t stored) { return words[stored] == word; });
-      ++counts[first_of[i]];
-    }
-    for (std::size_t i = w; i-- > 0;) {
-      repeated_run[i] = counts[first_of[i]] >= 2 ? repeated_run[i + 1] + 1 : 0;
-    }
-  }
-  // partial[i]: the unmixed hash of the n-gram at i, extended by one word for every n.
-  std::vector<std::uint64_t> partial(w, 0);
-  for (std::size_t i = 0; i < w; ++i) partial[i] = ids[i] * 0x9E3779B97F4A7C15ULL;
-  for (std::size_t n = 2; n <= 4; ++n) {
-    std::size_t top = 0;
-    if (w >= n) {
-      for (std::size_t i = 0; i + n <= w; ++i) {
-        partial[i] = (partial[i] ^ ids[i + n - 1]) * 0x9E3779B97F4A7C15ULL;
-      }
-      table.reset(w - n + 1);
-      counts.assign(w - n + 1, 0);
-      std::size_t best_count = 1;  // the first n-gram, unless one repeats
-      std::size_t best_first = 0;
-      for (std::size_t i = 0; i + n <= w; ++i) {
-        if (repeated_run[i] < n) continue;
-        const std::uint32_t first = table.find_or_insert(
-            mix64(partial[i]), static_cast<std::uint32_t>(i),
-            [&](std::uint32_t stored) { return same_words(words, i, stored, n); });
-        const std::size_t c = ++counts[first];
-        if (c > best_count || (c == best_count && first < best_first)) {
-          best_count = c;
-          best_first = first;
-        }
-      }
-      top = (prefix_chars[best_first + n] - prefix_chars[best_first] + n - 1) * best_count;
-    }
-    const auto metric = static_cast<Metric>(kGopherTop2gramCharRatio + (n - 2));
-    out[metric] = ratio(top, chars);
-    if (stop_after(metric)) return;
-  }
-
-  dup_ngram_char_ratios(table, words, prefix_chars, chars, out, stop);
-}
+// -- Gopher repetition: gopher_repetition.cc ---------------------------------------------
 
 // -- FineWeb --------------------------------------------------------------------------------
 
 void fineweb_metrics(Document& doc, std::int64_t short_line_length, Metrics& out, StopAfter stop) {
   const std::string_view text = doc.text();
-  std::vector<std::string_view> lines;
+  std::vector<std::string_view>& lines = doc.scratch().pieces;
+  lines.clear();
   std::size_t punct = 0;
   std::size_t short_lines = 0;
   std::size_t newlines = 0;

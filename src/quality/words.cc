@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstring>
 #include <string>
 
@@ -64,9 +65,35 @@ const PatternMap& matcher_patterns() {
 struct SpecialFilter {
   std::array<std::uint64_t, 1024> bits{};
   static std::uint64_t key_hash(std::string_view s) {
-    std::uint64_t head = 0;
-    std::memcpy(&head, s.data(), std::min<std::size_t>(8, s.size()));
-    return (head ^ (s.size() * 0x9E3779B97F4A7C15ULL)) * 0xD6E8FEB86659FD93ULL;
+    return (head(s) ^ (s.size() * 0x9E3779B97F4A7C15ULL)) * 0xD6E8FEB86659FD93ULL;
+  }
+  // The first min(8, size) bytes as a little-endian number, from whole loads: a memcpy of a
+  // variable length into a word stalls on store forwarding, and this runs for every word.
+  // (Any function of the key works here: add() and may_contain() use the same one.)
+  static std::uint64_t head(std::string_view s) {
+    const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+    const std::size_t n = s.size();
+    if (n >= 8) return load_le<std::uint64_t>(p);
+    if (n >= 4) {
+      return std::uint64_t{load_le<std::uint32_t>(p)} |
+             (std::uint64_t{load_le<std::uint32_t>(p + n - 4)} << (8 * (n - 4)));
+    }
+    if (n == 0) return 0;
+    return std::uint64_t{p[0]} | (std::uint64_t{p[n >> 1]} << (8 * (n >> 1))) |
+           (std::uint64_t{p[n - 1]} << (8 * (n - 1)));
+  }
+  template <typename T>
+  static T load_le(const unsigned char* p) {
+    T v;
+    std::memcpy(&v, p, sizeof v);
+    if constexpr (std::endian::native == std::endian::big) {
+      if constexpr (sizeof v == 8) {
+        v = __builtin_bswap64(v);
+      } else {
+        v = __builtin_bswap32(v);
+      }
+    }
+    return v;
   }
   void add(std::string_view s) {
     const std::uint64_t h = key_hash(s);

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "quality/internal/probe_table.h"
@@ -89,6 +90,29 @@ class Document {
   // The hash table the metrics share (one pass at a time).
   ProbeTable& table() { return table_; }
 
+  // Buffers the metrics reuse from document to document (one thread owns a Document), so that
+  // a document costs no allocation once they have grown. Contents are the current metric's.
+  struct Scratch {
+    std::vector<std::string_view> pieces;    // lines or paragraphs
+    std::vector<std::uint64_t> hashes;       // per word
+    std::vector<std::uint32_t> first_of;     // per word: the position of its first occurrence
+    std::vector<std::uint32_t> counts;       // per key: occurrences
+    std::vector<std::uint32_t> run;          // per word: repeated words from here on
+    std::vector<std::uint64_t> partial;      // per position: n-gram hash being extended
+    std::vector<std::size_t> prefix_chars;   // per word boundary: code points before it
+    std::string joined;                      // the words without separators
+    std::vector<std::size_t> offsets;        // per word boundary: byte offset in `joined`
+    std::vector<std::uint64_t> prefix_hash;  // per word boundary: polynomial hash of `joined`
+    std::vector<std::uint64_t> word_hash;    // per first occurrence: polynomial hash of the word
+    std::vector<std::uint8_t> live;          // per position: may take part in a repeat
+    std::vector<std::uint64_t> window;       // per position: 8 bytes of `joined`
+    std::vector<std::uint32_t> bucket;       // per position: first one with the same window
+    std::vector<std::uint32_t> chain;        // per position: previous one with the same window
+    std::vector<std::uint32_t> bucket_last;  // per bucket: its last position
+    std::vector<std::uint32_t> bucket_size;  // per bucket: its positions
+  };
+  Scratch& scratch() { return scratch_; }
+
  private:
   bool compute_ascii() const;
   std::string_view text_;
@@ -96,6 +120,7 @@ class Document {
   bool have_words_ = false;
   int ascii_ = -1;  // unknown
   ProbeTable table_;
+  Scratch scratch_;
   std::vector<Token> raw_;
   std::vector<std::string_view> tokens_;
   std::vector<std::string_view> words_;
@@ -105,6 +130,16 @@ class Document {
 // the order of their preset's rules); returning true (a rule failed) stops the computation, the
 // way datatrove returns at the first failing rule. Null: compute every metric.
 using StopAfter = const std::function<bool(Metric)>*;
+
+// numerator / denominator, 0.0 when the denominator is 0 (docs/quality.md, "Bad input").
+inline double ratio(std::size_t numerator, std::size_t denominator) {
+  return denominator == 0 ? 0.0 : static_cast<double>(numerator) / static_cast<double>(denominator);
+}
+
+// datatrove's find_duplicates over `items`: (repeated elements, their code points).
+std::pair<std::size_t, std::size_t> find_duplicates(ProbeTable& table,
+                                                    const std::vector<std::string_view>& items,
+                                                    bool ascii);
 
 void core_metrics(Document& doc, std::int64_t ngram_n, std::int64_t ngram_window, Metrics& out,
                   StopAfter stop = nullptr);

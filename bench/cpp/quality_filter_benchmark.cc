@@ -1,0 +1,111 @@
+// Google Benchmark micro-benchmarks of the QualityFilter's hot kernels on real text: the English
+// tokenizer, each preset's metric pass (gopher_quality, gopher_repetition, c4, fineweb) and the
+// whole filter per preset, one thread. Documents come from the JSONL shards named by
+// LUMINAMOON_BENCH_REAL (bench/real_corpus.py writes them: manuals, changelogs, docstrings, ...).
+// Bytes/s are of input text.
+#include <benchmark/benchmark.h>
+
+#include <string>
+#include <vector>
+
+#include "luminamoon/data/quality/quality_filter.h"
+#include "quality/internal/metrics.h"
+#include "quality/internal/words.h"
+#include "real_text.h"
+
+namespace luminamoon::data {
+namespace {
+
+using namespace quality_internal;
+
+const std::vector<std::string>& documents() {
+  static const std::vector<std::string> docs = bench::load_real_text("LUMINAMOON_BENCH_REAL");
+  return docs;
+}
+
+bool have_documents(benchmark::State& state) {
+  if (!documents().empty()) return true;
+  state.SkipWithError("set LUMINAMOON_BENCH_REAL to JSONL shards (bench/real_corpus.py)");
+  return false;
+}
+
+void BM_Tokenize(benchmark::State& state) {
+  if (!have_documents(state)) return;
+  std::vector<Token> tokens;
+  for (auto _ : state) {
+    for (const std::string& d : documents()) {
+      tokenize_document(d, tokens);
+      benchmark::DoNotOptimize(tokens.data());
+    }
+  }
+  state.SetBytesProcessed(state.iterations() * bench::total_bytes(documents()));
+}
+BENCHMARK(BM_Tokenize);
+
+// One metric pass per document, as a filter of that one preset runs it (no early stop).
+template <typename F>
+void metric_pass(benchmark::State& state, F&& pass) {
+  if (!have_documents(state)) return;
+  Document doc;
+  Metrics out{};
+  for (auto _ : state) {
+    for (const std::string& d : documents()) {
+      doc.reset(d);
+      pass(doc, out);
+      benchmark::DoNotOptimize(out.data());
+    }
+  }
+  state.SetBytesProcessed(state.iterations() * bench::total_bytes(documents()));
+}
+
+void BM_GopherQualityMetrics(benchmark::State& state) {
+  metric_pass(state, [](Document& doc, Metrics& out) { gopher_quality_metrics(doc, out); });
+}
+BENCHMARK(BM_GopherQualityMetrics);
+
+void BM_GopherRepetitionMetrics(benchmark::State& state) {
+  metric_pass(state, [](Document& doc, Metrics& out) { gopher_repetition_metrics(doc, out); });
+}
+BENCHMARK(BM_GopherRepetitionMetrics);
+
+void BM_FinewebMetrics(benchmark::State& state) {
+  metric_pass(state, [](Document& doc, Metrics& out) { fineweb_metrics(doc, 30, out); });
+}
+BENCHMARK(BM_FinewebMetrics);
+
+void BM_C4Pass(benchmark::State& state) {
+  if (!have_documents(state)) return;
+  const C4Options options{1000, 3};
+  C4Pass pass;
+  std::vector<Token> scratch;
+  for (auto _ : state) {
+    for (const std::string& d : documents()) {
+      c4_pass(d, options, true, false, pass, scratch);
+      benchmark::DoNotOptimize(pass.kept);
+    }
+  }
+  state.SetBytesProcessed(state.iterations() * bench::total_bytes(documents()));
+}
+BENCHMARK(BM_C4Pass);
+
+// The whole filter of one preset, threads=1, as QualityFilter(preset).filter_batch runs it.
+void BM_FilterBatch(benchmark::State& state, const char* preset) {
+  if (!have_documents(state)) return;
+  const std::string_view presets[] = {preset};
+  QualityFilterOptions options;
+  options.threads = 1;
+  const QualityFilter filter(presets, {}, options);
+  std::vector<std::string_view> views(documents().begin(), documents().end());
+  for (auto _ : state) benchmark::DoNotOptimize(filter.filter_batch(views).keep.data());
+  state.SetBytesProcessed(state.iterations() * bench::total_bytes(documents()));
+}
+BENCHMARK_CAPTURE(BM_FilterBatch, gopher_quality, "gopher_quality");
+BENCHMARK_CAPTURE(BM_FilterBatch, gopher_repetition, "gopher_repetition");
+BENCHMARK_CAPTURE(BM_FilterBatch, c4, "c4");
+BENCHMARK_CAPTURE(BM_FilterBatch, fineweb, "fineweb");
+BENCHMARK_CAPTURE(BM_FilterBatch, default, "default");
+
+}  // namespace
+}  // namespace luminamoon::data
+
+BENCHMARK_MAIN();

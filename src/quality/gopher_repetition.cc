@@ -1,0 +1,283 @@
+// datatrove 0.10.1's GopherRepetitionFilter metrics: duplicate paragraphs and lines, the top
+// 2-4-grams and the duplicated 5-10-grams, over one tokenization of the document, with every
+// per-document buffer reused (Document::Scratch). docs/quality.md defines them;
+// fallbacks/quality.py computes the same values (to the bit).
+//
+// Every "seen before?" question is a ProbeTable pass keyed by a seeded hash and confirmed by
+// comparing keys, so no answer depends on a hash. Passes that cannot change an answer are skipped:
+// n-grams with a word that occurs once, and 5-10-gram positions whose 5-gram starts no other
+// word (see live_positions).
+#include <algorithm>
+#include <cstring>
+
+#include "quality/internal/metrics.h"
+#include "quality/internal/probe_table.h"
+#include "quality/internal/text.h"
+
+namespace luminamoon::data::quality_internal {
+namespace {
+
+// Pieces of `text` between separators that are runs of at least `min_run` '\n' (re.split).
+void split_newline_runs(std::string_view text, std::size_t min_run,
+                        std::vector<std::string_view>& out) {
+  out.clear();
+  std::size_t start = 0;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const void* hit = std::memchr(text.data() + i, '\n', text.size() - i);
+    if (hit == nullptr) break;
+    i = static_cast<std::size_t>(static_cast<const char*>(hit) - text.data());
+    std::size_t j = i;
+    while (j < text.size() && text[j] == '\n') ++j;
+    if (j - i >= min_run) {
+      out.push_back(text.substr(start, i - start));
+      start = j;
+    }
+    i = j;
+  }
+  out.push_back(text.substr(start));
+}
+
+// Polynomial hashes modulo the Mersenne prime 2^61 - 1 with a per-process random base: the
+// hash of any run of whole words, however it is split into words, in O(1) from prefix sums.
+__extension__ using U128 = unsigned __int128;
+constexpr std::uint64_t kMersenne61 = (std::uint64_t{1} << 61) - 1;
+
+std::uint64_t mul_mod(std::uint64_t a, std::uint64_t b) {
+  const U128 r = static_cast<U128>(a) * b;
+  const std::uint64_t folded =
+      (static_cast<std::uint64_t>(r) & kMersenne61) + static_cast<std::uint64_t>(r >> 61);
+  return folded >= kMersenne61 ? folded - kMersenne61 : folded;
+}
+
+std::uint64_t add_mod(std::uint64_t a, std::uint64_t b) {
+  const std::uint64_t s = a + b;
+  return s >= kMersenne61 ? s - kMersenne61 : s;
+}
+
+std::uint64_t hash_base() {
+  static const std::uint64_t base = (hash_seed() % (kMersenne61 - 1024)) + 257;
+  return base;
+}
+
+// B^k for k < kPowers from a table, then square-and-multiply.
+constexpr std::size_t kPowers = 512;
+std::uint64_t base_power(std::size_t k) {
+  static const std::vector<std::uint64_t> table = [] {
+    std::vector<std::uint64_t> t(kPowers, 1);
+    for (std::size_t i = 1; i < kPowers; ++i) t[i] = mul_mod(t[i - 1], hash_base());
+    return t;
+  }();
+  if (k < kPowers) return table[k];
+  std::uint64_t result = 1;
+  std::uint64_t b = hash_base();
+  for (; k != 0; k >>= 1) {
+    if (k & 1) result = mul_mod(result, b);
+    b = mul_mod(b, b);
+  }
+  return result;
+}
+
+// Horner's hash of one word's bytes (each byte + 1, so that zero bytes count).
+std::uint64_t word_poly_hash(std::string_view word) {
+  const std::uint64_t base = hash_base();
+  std::uint64_t h = 0;
+  for (const char c : word) h = add_mod(mul_mod(h, base), static_cast<unsigned char>(c) + 1u);
+  return h;
+}
+
+// The largest bucket of equal 8-byte windows whose members are compared pairwise; a larger one
+// is kept whole (live), which costs time, never an answer.
+constexpr std::size_t kMaxCompared = 32;
+
+// live[i] = 0 when no 5..10-gram at i can equal another one: equal n-grams (n >= 5) at i and j
+// mean that the bytes of `joined` from word j on start with the 5-gram at i. Positions are
+// bucketed by their first 8 bytes of `joined`; a 5-gram of 8+ bytes is looked for only at the
+// other starts of its bucket. Other positions stay live (checked in full, as datatrove does).
+void live_positions(ProbeTable& table, std::size_t w, Document::Scratch& s) {
+  const std::string_view all(s.joined);
+  const std::vector<std::size_t>& offsets = s.offsets;
+  s.live.assign(w, 1);
+  if (w < 5) return;
+  s.window.resize(w);
+  s.bucket.resize(w);
+  s.chain.resize(w);
+  s.bucket_last.resize(w);
+  s.bucket_size.assign(w, 0);
+  constexpr std::uint32_t kNone = ~std::uint32_t{0};
+  table.reset(w);
+  std::size_t windows = 0;  // positions with 8 bytes of `joined` from them on (offsets grow)
+  for (std::size_t i = 0; i < w && offsets[i] + 8 <= all.size(); ++i, ++windows) {
+    std::memcpy(&s.window[i], all.data() + offsets[i], 8);
+    const std::uint64_t key = s.window[i];
+    const std::uint32_t first =
+        table.find_or_insert(mix64(key), static_cast<std::uint32_t>(i),
+                             [&](std::uint32_t stored) { return s.window[stored] == key; });
+    s.bucket[i] = first;
+    s.chain[i] = first == i ? kNone : s.bucket_last[first];
+    s.bucket_last[first] = static_cast<std::uint32_t>(i);
+    ++s.bucket_size[first];
+  }
+  for (std::size_t i = 0; i + 5 <= w && i < windows; ++i) {
+    const std::size_t gram = offsets[i + 5] - offsets[i];
+    if (gram < 8) continue;
+    const std::uint32_t bucket = s.bucket[i];
+    if (s.bucket_size[bucket] > kMaxCompared) continue;
+    bool partner = false;
+    for (std::uint32_t j = s.bucket_last[bucket]; j != kNone && !partner; j = s.chain[j]) {
+      partner = j != i && offsets[j] + gram <= all.size() &&
+                std::memcmp(all.data() + offsets[j], all.data() + offsets[i], gram) == 0;
+    }
+    if (!partner) s.live[i] = 0;
+  }
+}
+
+// datatrove's find_all_duplicate for n = 5..10: n-grams joined with no separator (different
+// word splits of the same characters are the same n-gram), n words skipped after a repeat.
+void dup_ngram_char_ratios(ProbeTable& table, const std::vector<std::string_view>& words,
+                           std::size_t chars, Document::Scratch& s, Metrics& out, StopAfter stop) {
+  const std::size_t w = words.size();
+  // `joined`, its word offsets and the polynomial prefix hashes (a word's own hash is computed
+  // at its first occurrence and reused: first_of still holds the word interning here).
+  s.joined.clear();
+  s.offsets.assign(w + 1, 0);
+  s.prefix_hash.assign(w + 1, 0);
+  s.word_hash.resize(w);
+  for (std::size_t i = 0; i < w; ++i) {
+    const std::uint32_t first = s.first_of[i];
+    if (first == i) s.word_hash[i] = word_poly_hash(words[i]);
+    s.prefix_hash[i + 1] =
+        add_mod(mul_mod(s.prefix_hash[i], base_power(words[i].size())), s.word_hash[first]);
+    s.joined.append(words[i]);
+    s.offsets[i + 1] = s.joined.size();
+  }
+  live_positions(table, w, s);
+  const std::string_view all(s.joined);
+  const std::vector<std::size_t>& offsets = s.offsets;
+  const std::vector<std::uint64_t>& prefix = s.prefix_hash;
+
+  for (std::size_t n = 5; n <= 10; ++n) {
+    std::size_t repeated = 0;
+    if (w >= n) {
+      table.reset(w - n + 1);
+      auto bytes_of = [&](std::size_t i) {
+        return all.substr(offsets[i], offsets[i + n] - offsets[i]);
+      };
+      std::size_t i = 0;
+      while (i + n <= w) {
+        if (!s.live[i]) {
+          ++i;
+          continue;
+        }
+        // hash(bytes of words i..i+n) = prefix[i+n] - prefix[i] * B^(their length)
+        const std::uint64_t shifted = mul_mod(prefix[i], base_power(offsets[i + n] - offsets[i]));
+        const std::uint64_t hash = prefix[i + n] >= shifted ? prefix[i + n] - shifted
+                                                            : prefix[i + n] + kMersenne61 - shifted;
+        const std::string_view gram = bytes_of(i);
+        const std::uint32_t first =
+            table.find_or_insert(mix64(hash), static_cast<std::uint32_t>(i),
+                                 [&](std::uint32_t stored) { return bytes_of(stored) == gram; });
+        if (first != i) {
+          repeated += s.prefix_chars[i + n] - s.prefix_chars[i];
+          i += n;
+        } else {
+          ++i;
+        }
+      }
+    }
+    const auto metric = static_cast<Metric>(kGopherDup5gramCharRatio + (n - 5));
+    out[metric] = ratio(repeated, chars);
+    if (stop != nullptr && (*stop)(metric)) return;
+  }
+}
+
+}  // namespace
+
+void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
+  auto stop_after = [&](Metric last) { return stop != nullptr && (*stop)(last); };
+  const std::string_view text = doc.text();
+  const std::size_t chars = doc.chars(text);
+  ProbeTable& table = doc.table();
+  Document::Scratch& s = doc.scratch();
+  const bool ascii = doc.ascii();
+  out[kChars] = static_cast<double>(chars);
+  if (stop_after(kChars)) return;
+
+  split_newline_runs(strip(text), 2, s.pieces);
+  const auto [para_dups, para_chars] = find_duplicates(table, s.pieces, ascii);
+  out[kGopherDupParaRatio] = ratio(para_dups, s.pieces.size());
+  out[kGopherDupParaCharRatio] = ratio(para_chars, chars);
+  if (stop_after(kGopherDupParaCharRatio)) return;
+  split_newline_runs(text, 1, s.pieces);
+  const auto [line_dups, line_chars] = find_duplicates(table, s.pieces, ascii);
+  out[kGopherDupLineRatio] = ratio(line_dups, s.pieces.size());
+  out[kGopherDupLineCharRatio] = ratio(line_chars, chars);
+  if (stop_after(kGopherDupLineCharRatio)) return;
+
+  const std::vector<std::string_view>& words = doc.tokens();
+  const std::size_t w = words.size();
+  s.prefix_chars.resize(w + 1);  // code points of words[0, i)
+  s.prefix_chars[0] = 0;
+  for (std::size_t i = 0; i < w; ++i)
+    s.prefix_chars[i + 1] = s.prefix_chars[i] + doc.chars(words[i]);
+
+  // Word interning: first_of[i] is where words[i] first occurs, so n-grams of words compare as
+  // runs of integers.
+  s.hashes.resize(w);
+  for (std::size_t i = 0; i < w; ++i) s.hashes[i] = hash_bytes(words[i]);
+  s.first_of.resize(w);
+  s.counts.assign(w, 0);
+  table.reset(w);
+  for (std::size_t i = 0; i < w; ++i) {
+    const std::string_view word = words[i];
+    s.first_of[i] =
+        table.find_or_insert(mix64(s.hashes[i]), static_cast<std::uint32_t>(i),
+                             [&](std::uint32_t stored) { return words[stored] == word; });
+    ++s.counts[s.first_of[i]];
+  }
+  // An n-gram with a word that occurs once occurs once: only runs of repeated words can hold a
+  // repeated n-gram, so the others are not counted. If no n-gram repeats, the top one is the
+  // first n-gram, once (Counter.most_common(1) takes the first of equal counts).
+  s.run.resize(w + 1);  // repeated words from i on, in a row
+  s.run[w] = 0;
+  for (std::size_t i = w; i-- > 0;) s.run[i] = s.counts[s.first_of[i]] >= 2 ? s.run[i + 1] + 1 : 0;
+
+  // Top n-grams (joined with ' '): the most frequent one, ties to the one seen first (as
+  // Counter.most_common(1) over insertion order). Tokens hold no space, so two of them are
+  // equal exactly when their words are. partial[i]: the unmixed hash of the n-gram at i,
+  // extended by one word for every n.
+  s.partial.resize(w);
+  for (std::size_t i = 0; i < w; ++i) s.partial[i] = s.hashes[i] * 0x9E3779B97F4A7C15ULL;
+  const std::uint32_t* ids = s.first_of.data();
+  for (std::size_t n = 2; n <= 4; ++n) {
+    std::size_t top = 0;
+    if (w >= n) {
+      for (std::size_t i = 0; i + n <= w; ++i) {
+        s.partial[i] = (s.partial[i] ^ s.hashes[i + n - 1]) * 0x9E3779B97F4A7C15ULL;
+      }
+      table.reset(w - n + 1);
+      s.counts.assign(w - n + 1, 0);
+      std::size_t best_count = 1;  // the first n-gram, unless one repeats
+      std::size_t best_first = 0;
+      for (std::size_t i = 0; i + n <= w; ++i) {
+        if (s.run[i] < n) continue;
+        const std::uint32_t first = table.find_or_insert(
+            mix64(s.partial[i]), static_cast<std::uint32_t>(i),
+            [&](std::uint32_t stored) { return std::equal(ids + i, ids + i + n, ids + stored); });
+        const std::size_t c = ++s.counts[first];
+        if (c > best_count || (c == best_count && first < best_first)) {
+          best_count = c;
+          best_first = first;
+        }
+      }
+      top = (s.prefix_chars[best_first + n] - s.prefix_chars[best_first] + n - 1) * best_count;
+    }
+    const auto metric = static_cast<Metric>(kGopherTop2gramCharRatio + (n - 2));
+    out[metric] = ratio(top, chars);
+    if (stop_after(metric)) return;
+  }
+
+  dup_ngram_char_ratios(table, words, chars, s, out, stop);
+}
+
+}  // namespace luminamoon::data::quality_internal
