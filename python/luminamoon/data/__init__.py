@@ -15,6 +15,7 @@ from .errors import (
     MalformedInputError,
 )
 from .pipeline import STAGES, FusedPipeline, PipelineRejection, PipelineResult
+from .streaming import ResumablePipeline, StreamBatch
 
 StreamCoordinate = impl.StreamCoordinate
 StateTracker = impl.StateTracker
@@ -60,8 +61,10 @@ __all__ = [
     "QualityResult",
     "ReadIssue",
     "Rejection",
+    "ResumablePipeline",
     "ShardReader",
     "StateTracker",
+    "StreamBatch",
     "StreamCoordinate",
     "StreamDeduplicator",
     "StringTensor",

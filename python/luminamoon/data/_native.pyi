@@ -154,6 +154,11 @@ class StreamDeduplicator:
     def rollback(self) -> None:
         """Attached: the tracker's rollback. Detached: drop staged hashes."""
 
+    def limit_next_commit(self, count: int) -> None:
+        """
+        The next commit of the attached tracker writes and promotes only the first count staged hashes; the rest stay staged. Cleared by that commit and by a rollback.
+        """
+
     @property
     def staged_count(self) -> int: ...
     @property
@@ -335,6 +340,11 @@ class MinHashDeduplicator:
 
     def rollback(self) -> None:
         """Attached: the tracker's rollback. Detached: drop the staged documents."""
+
+    def limit_next_commit(self, count: int) -> None:
+        """
+        The next commit of the attached tracker writes and promotes only the first count staged rows; the rest stay staged. Cleared by that commit and by a rollback.
+        """
 
     @property
     def staged_count(self) -> int: ...

@@ -210,6 +210,8 @@ class Batch:
     records: list[int] | None  # global record index of each document (Parquet); None: JSONL
     shard: str  # path of the shard the batch ended in
     issues: list[dict[str, Any]] = field(default_factory=list)  # Parquet: null texts
+    # Parquet: the coordinate after each document (a DocumentBatch carries its own)
+    coordinates: list[Any] | None = None
 
 
 def _coordinate(**fields: int) -> Any:
@@ -228,8 +230,13 @@ class InputStream:
         batch_size: int,
         threads: int,
         start: Any,
+        strict: bool = False,
+        txt_mode: str = "line",
     ) -> None:
         self.shards = list(shards)
+        self.strict = strict
+        self.txt_mode = txt_mode
+        self.document_coordinates = False  # Parquet: build Batch.coordinates
         self.text_field = text_field
         self.fields = list(fields)
         self.batch_size = batch_size
@@ -304,6 +311,8 @@ class InputStream:
             batch_size=self.batch_size,
             threads=self.threads,
             start=_coordinate(shard_id=local, byte_offset=offset, global_row_idx=rows),
+            strict=self.strict,
+            txt_mode=self.txt_mode,
         )
         self.reader = reader
         self.reader_offset = first
@@ -372,6 +381,9 @@ class InputStream:
                 what = "text field" if name == top_text else "field"
                 raise RunError(f"{path}: the Parquet shard has no column '{name}' ({what}){suffix}")
         self._rows = rows
+        # Per-document coordinates are for the streaming front (ResumablePipeline); the CLI job
+        # does not need them. The last row of a group points at the next group (or shard).
+        skip_coordinates = not self.document_coordinates
         stats = self.parquet_stats
         stats.setdefault("shards_opened", 0)
         num_groups = parquet.metadata.num_row_groups
@@ -430,6 +442,19 @@ class InputStream:
                     )
                 else:
                     end = _coordinate(shard_id=shard + 1, global_row_idx=self._rows)
+                coordinates: list[Any] = []
+                if not skip_coordinates:
+                    coordinates = [
+                        end
+                        if lo + r - first_record + 1 == group_rows
+                        else _coordinate(
+                            shard_id=shard,
+                            row_group_idx=rg,
+                            row_offset_in_page=lo + r - first_record + 1,
+                            global_row_idx=r + 1,
+                        )
+                        for r in records
+                    ]
                 yield Batch(
                     documents=texts,
                     fields=fields,
@@ -438,6 +463,7 @@ class InputStream:
                     records=records,
                     shard=path,
                     issues=issues,
+                    coordinates=None if skip_coordinates else coordinates,
                 )
         stats["shards_opened"] += 1
 
