@@ -364,3 +364,12 @@ def test_gz_truncated_helper_is_really_truncated(tmp_path: Path) -> None:
     data = Path(paths[0]).read_bytes()
     with pytest.raises(EOFError):
         gzip.decompress(data[: len(data) // 2])
+
+
+def test_the_resume_example_of_the_docs_runs(tmp_path: Path) -> None:
+    doc = Path(__file__).resolve().parents[1] / "docs" / "streaming.md"
+    if not doc.exists():
+        pytest.skip("docs/ is not next to tests/ (installed package test)")
+    text = doc.read_text(encoding="utf-8")
+    block = text.split("Resume after a crash", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    exec(block.replace("/tmp/lm-stream-demo", str(tmp_path)), {})
