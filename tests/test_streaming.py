@@ -405,3 +405,18 @@ def test_a_hugging_face_iterable_dataset_resumes_exactly(
     with make(dataset, tmp_path, "iterable", name="cut", **kw) as pipe:
         rest = consume(pipe)
     assert first[:5] + rest == full
+
+
+def test_index_dir_is_passed_to_the_reader(tmp_path: Path) -> None:
+    paths = sc.write_corpus(tmp_path / "d", "gz", 20, shards=1)
+    try:
+        lmd.ShardReader(paths, index_dir=str(tmp_path / "probe")).close()  # type: ignore[call-arg]
+        supported = True
+    except lmd.ConfigError:
+        supported = False  # the access-point index is not in this ShardReader yet
+    with make(paths, tmp_path, "gz", pipeline=None, index_dir=tmp_path / "idx") as pipe:
+        if supported:
+            assert [i for b in consume(pipe) for i in b[1]] == list(range(20))
+        else:
+            with pytest.raises(lmd.ConfigError, match="index_dir"):
+                consume(pipe)

@@ -229,8 +229,10 @@ class InputStream:
         strict: bool = False,
         txt_mode: str = "line",
         backend: Any = None,
+        reader_options: dict[str, Any] | None = None,
     ) -> None:
         self.backend = impl if backend is None else backend  # the module of the reader
+        self.reader_options = dict(reader_options or {})  # more ShardReader keywords
         self.shards = list(shards)
         self.strict = strict
         self.txt_mode = txt_mode
@@ -314,6 +316,7 @@ class InputStream:
             start=self._coordinate(shard_id=local, byte_offset=offset, global_row_idx=rows),
             strict=self.strict,
             txt_mode=self.txt_mode,
+            **self.reader_options,
         )
         self.reader = reader
         self.reader_offset = first

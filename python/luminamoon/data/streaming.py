@@ -195,6 +195,7 @@ class _Plan:
     pipeline: Any  # FusedPipeline or None
     state_lock: threading.Lock
     native_depth: int = 0  # > 0: text shards are read and processed on a native thread
+    reader_options: dict[str, Any] = field(default_factory=dict)  # more ShardReader keywords
     # The committed (shard, records, state) of an iterable shard resumed by its own
     # load_state_dict() (the companion file <checkpoint>.source_state; docs/streaming.md)
     source_state: tuple[int, int, Any] | None = None
@@ -293,6 +294,7 @@ def _file_batches(
         strict=plan.strict,
         txt_mode=plan.txt_mode,
         backend=backend,
+        reader_options=plan.reader_options,
     )
     stream.document_coordinates = True
     iterator = iter(stream)
@@ -360,6 +362,7 @@ def _native_text_batches(
         ),
         strict=plan.strict,
         txt_mode=plan.txt_mode,
+        **plan.reader_options,
     )
     # With a shuffle the pipeline runs over the shuffled batches, not over what the reader cut.
     engine = None if plan.pipeline is None or plan.shuffle is not None else plan.pipeline._engine
@@ -846,6 +849,9 @@ class ResumablePipeline:
                 # The native backend reads text shards (and runs the pipeline over them) on a
                 # native thread one batch ahead of the Python prefetch queue.
                 native_depth=1 if self._prefetch and hasattr(backend, "ShardPrefetcher") else 0,
+                # index_dir goes to every ShardReader as is: the compressed-stream access-point
+                # index is ShardReader's (a parallel change); a reader without it says so.
+                reader_options={} if self._index_dir is None else {"index_dir": self._index_dir},
             )
             self._load_committed()
         except BaseException:
