@@ -420,3 +420,27 @@ def test_index_dir_is_passed_to_the_reader(tmp_path: Path) -> None:
         else:
             with pytest.raises(lmd.ConfigError, match="index_dir"):
                 consume(pipe)
+
+
+def test_remaining_tails_split_between_new_readers_lose_and_repeat_nothing(
+    tmp_path: Path,
+) -> None:
+    """What an elastic resume does: the committed tails of one reader, redistributed."""
+    paths = sc.write_corpus(tmp_path / "d", "parquet", 90, shards=3)
+    paths += sc.write_corpus(tmp_path / "j", "jsonl", 60, shards=2)
+    consumed: list[object] = []
+    with make(paths, tmp_path, "parquet", name="one", pipeline=None, prefetch=2) as pipe:
+        for batch in pipe:
+            consumed += batch.ids or []
+            pipe.commit(batch.batch_id)
+            if batch.batch_id == 4:
+                next(iter(pipe))  # yielded (and more prefetched), never committed
+                break
+        tails = pipe.remaining()
+    assert tails[0][1].row_offset_in_page or tails[0][1].row_group_idx  # inside a shard
+    for worker in range(2):
+        mine = tails[worker::2]
+        with make(paths, tmp_path, "parquet", name=f"w{worker}", pipeline=None, shards=mine) as w:
+            consumed += [i for b in consume(w) for i in b[1]]
+    ids = sorted(int(i) for i in consumed)  # type: ignore[call-overload]
+    assert ids == sorted(list(range(90)) + list(range(60)))
