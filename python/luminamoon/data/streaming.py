@@ -1,16 +1,19 @@
 """ResumablePipeline: curated batches into a training loop, prefetched, committed per step.
 
-Shared by both backends (like pipeline.py): it reads shards with the live backend's
-``ShardReader`` (text shards) and pyarrow (Parquet) through ``run_inputs.InputStream``, or any
-Python iterable; runs a ``FusedPipeline`` attached to the checkpoint's ``StateTracker``; and
-yields ``StreamBatch`` objects with consecutive ``batch_id``. ``commit(batch_id)`` persists the
+Shared by both backends (like pipeline.py, with a ``_backend``): it reads shards with that
+backend's ``ShardReader`` (text shards) and pyarrow (Parquet) through ``run_inputs.InputStream``,
+or any Python iterable; runs a ``FusedPipeline`` attached to the checkpoint's ``StateTracker``;
+and yields ``StreamBatch`` objects with consecutive ``batch_id``. Prefetch: a Python thread
+(``_Producer``) and, on the native backend, a native one for text shards (``ShardPrefetcher``,
+reader and pipeline engine without the GIL). ``commit(batch_id)`` persists the
 position after that batch and exactly the dedup state of the batches up to it (SPEC 3.3), even
 when later batches were already prefetched and processed. docs/streaming.md is the contract.
 
 Why the commit is exact under prefetch: the producer runs the pipeline ahead of the consumer, so
 the deduplicators hold staged entries of batches nobody has consumed yet. For every batch the
-producer records how many entries it staged (under ``_state_lock``, which a commit also holds);
-``commit(k)`` limits the tracker's next commit to the entries of batches ``<= k``
+producer records how many entries it added (the difference of committed + staged, a sum that a
+concurrent commit leaves unchanged, so no lock is needed between the threads); ``commit(k)``
+limits the tracker's next commit to the entries of batches ``<= k``
 (``limit_next_commit``), and the rest stay staged. After a crash the prefetched batches are
 produced again from the committed coordinate against exactly the committed dedup state, so they
 come out identical.
