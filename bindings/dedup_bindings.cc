@@ -85,6 +85,10 @@ void bind_dedup(nb::module_& m) {
            "Attached: the tracker's commit (WAL, slot, RAM). Detached: staged -> committed.")
       .def("rollback", &StreamDeduplicator::rollback, nb::call_guard<nb::gil_scoped_release>(),
            "Attached: the tracker's rollback. Detached: drop staged hashes.")
+      .def("limit_next_commit", &StreamDeduplicator::limit_next_commit, "count"_a,
+           "The next commit of the attached tracker writes and promotes only the first "
+           "count staged hashes; the rest stay staged. Cleared by that commit and by a "
+           "rollback.")
       .def_prop_ro("staged_count", &StreamDeduplicator::staged_count)
       .def_prop_ro("committed_count", &StreamDeduplicator::committed_count)
       .def_prop_ro("tracker", &StreamDeduplicator::tracker, nb::rv_policy::reference,

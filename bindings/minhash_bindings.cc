@@ -277,6 +277,10 @@ void bind_minhash(nb::module_& m) {
            "committed.")
       .def("rollback", &MinHashDeduplicator::rollback, nb::call_guard<nb::gil_scoped_release>(),
            "Attached: the tracker's rollback. Detached: drop the staged documents.")
+      .def("limit_next_commit", &MinHashDeduplicator::limit_next_commit, "count"_a,
+           "The next commit of the attached tracker writes and promotes only the first "
+           "count staged rows; the rest stay staged. Cleared by that commit and by a "
+           "rollback.")
       .def_prop_ro("staged_count", &MinHashDeduplicator::staged_count)
       .def_prop_ro("committed_count", &MinHashDeduplicator::committed_count)
       .def_prop_ro("tracker", &MinHashDeduplicator::tracker, nb::rv_policy::reference,

@@ -225,7 +225,9 @@ void StreamDeduplicator::prepare_commit(std::uint64_t epoch, bool durable) {
     // Exactly the hashes staged now. Other threads may keep staging while the WAL is written:
     // they only append to staged_order, and drop_staged needs the tracker's mutex, which the
     // committing thread holds, so this prefix stays put until finish_commit.
-    hashes.assign(sets_->staged_order.begin(), sets_->staged_order.end());
+    const std::size_t count = std::min(sets_->staged_order.size(), commit_limit_);
+    hashes.assign(sets_->staged_order.begin(),
+                  sets_->staged_order.begin() + static_cast<std::ptrdiff_t>(count));
     prepared_ = 0;
     tracker = tracker_;
   }
@@ -252,14 +254,31 @@ void StreamDeduplicator::finish_commit() noexcept {
     s.staged_order.erase(s.staged_order.begin(), end);
   }
   prepared_ = 0;
+  commit_limit_ = SIZE_MAX;
+}
+
+void StreamDeduplicator::limit_next_commit(std::size_t count) {
+  std::lock_guard lock(mutex_);
+  commit_limit_ = count;
 }
 
 void StreamDeduplicator::promote_staged() {
   std::lock_guard lock(mutex_);
   Sets& s = *sets_;
-  s.committed.insert(s.staged_order.begin(), s.staged_order.end());
-  s.staged.clear();
-  s.staged_order.clear();
+  if (commit_limit_ < s.staged_order.size()) {
+    // limit_next_commit: only a prefix is committed; the rest stays staged.
+    const auto end = s.staged_order.begin() + static_cast<std::ptrdiff_t>(commit_limit_);
+    for (auto it = s.staged_order.begin(); it != end; ++it) {
+      s.committed.insert(*it);
+      s.staged.erase(*it);
+    }
+    s.staged_order.erase(s.staged_order.begin(), end);
+  } else {
+    s.committed.insert(s.staged_order.begin(), s.staged_order.end());
+    s.staged.clear();
+    s.staged_order.clear();
+  }
+  commit_limit_ = SIZE_MAX;
 }
 
 void StreamDeduplicator::drop_staged() noexcept {
@@ -267,6 +286,7 @@ void StreamDeduplicator::drop_staged() noexcept {
   sets_->staged.clear();
   sets_->staged_order.clear();
   prepared_ = 0;
+  commit_limit_ = SIZE_MAX;
 }
 
 void StreamDeduplicator::tracker_closed() noexcept {

@@ -250,7 +250,8 @@ void MinHashDeduplicator::commit() {
     return;
   }
   std::lock_guard lock(mutex_);
-  index_->promote(index_->staged());
+  index_->promote(std::min(index_->staged(), commit_limit_));
+  commit_limit_ = UINT64_MAX;
 }
 
 void MinHashDeduplicator::rollback() {
@@ -293,7 +294,7 @@ void MinHashDeduplicator::prepare_commit(std::uint64_t epoch, bool durable) {
   std::lock_guard lock(mutex_);
   if (log_ == nullptr) return;
   const std::uint64_t first = index_->committed();
-  const std::uint64_t staged = index_->staged();
+  const std::uint64_t staged = std::min(index_->staged(), commit_limit_);
   const std::size_t row = index_->row_bytes();
   std::vector<std::vector<std::uint8_t>> payloads;
   std::vector<std::uint8_t> rows;
@@ -323,12 +324,19 @@ void MinHashDeduplicator::finish_commit() noexcept {
   // not on disk, so it stays staged.
   index_->promote(prepared_);
   prepared_ = 0;
+  commit_limit_ = UINT64_MAX;
+}
+
+void MinHashDeduplicator::limit_next_commit(std::size_t count) {
+  std::lock_guard lock(mutex_);
+  commit_limit_ = count;
 }
 
 void MinHashDeduplicator::drop_staged() noexcept {
   std::lock_guard lock(mutex_);
   index_->drop_staged();
   prepared_ = 0;
+  commit_limit_ = UINT64_MAX;
 }
 
 }  // namespace luminamoon::data

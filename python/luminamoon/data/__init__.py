@@ -15,6 +15,7 @@ from .errors import (
     MalformedInputError,
 )
 from .pipeline import STAGES, FusedPipeline, PipelineRejection, PipelineResult
+from .streaming import ResumablePipeline, StreamBatch
 
 StreamCoordinate = impl.StreamCoordinate
 StateTracker = impl.StateTracker
@@ -68,8 +69,10 @@ __all__ = [
     "QualityResult",
     "ReadIssue",
     "Rejection",
+    "ResumablePipeline",
     "ShardReader",
     "StateTracker",
+    "StreamBatch",
     "StreamCoordinate",
     "StreamDeduplicator",
     "StringTensor",

@@ -154,6 +154,11 @@ class StreamDeduplicator:
     def rollback(self) -> None:
         """Attached: the tracker's rollback. Detached: drop staged hashes."""
 
+    def limit_next_commit(self, count: int) -> None:
+        """
+        The next commit of the attached tracker writes and promotes only the first count staged hashes; the rest stay staged. Cleared by that commit and by a rollback.
+        """
+
     @property
     def staged_count(self) -> int: ...
     @property
@@ -431,6 +436,11 @@ class MinHashDeduplicator:
 
     def rollback(self) -> None:
         """Attached: the tracker's rollback. Detached: drop the staged documents."""
+
+    def limit_next_commit(self, count: int) -> None:
+        """
+        The next commit of the attached tracker writes and promotes only the first count staged rows; the rest stay staged. Cleared by that commit and by a rollback.
+        """
 
     @property
     def staged_count(self) -> int: ...
@@ -890,3 +900,18 @@ class PipelineEngine:
 
     def stats(self) -> dict[str, dict[str, int]]:
         """The counters of every batch processed so far."""
+
+class ShardPrefetcher:
+    """
+    Internal (ResumablePipeline): reads a ShardReader and runs a PipelineEngine on a native thread without the GIL, at most `depth` batches ahead.
+    """
+
+    def __init__(self, reader: ShardReader, engine: PipelineEngine | None, depth: int) -> None: ...
+    def __iter__(self) -> ShardPrefetcher: ...
+    def __next__(self) -> tuple[DocumentBatch, PipelineResult | None, int, int, list[ReadIssue]]:
+        """
+        The next batch, its result (None without an engine), the entries it staged in the exact and near deduplicators, and the reader issues it raised.
+        """
+
+    def close(self) -> None:
+        """Stops the thread and waits for it; idempotent."""

@@ -210,10 +210,8 @@ class Batch:
     records: list[int] | None  # global record index of each document (Parquet); None: JSONL
     shard: str  # path of the shard the batch ended in
     issues: list[dict[str, Any]] = field(default_factory=list)  # Parquet: null texts
-
-
-def _coordinate(**fields: int) -> Any:
-    return impl.StreamCoordinate(**fields)
+    # Parquet: the coordinate after each document (a DocumentBatch carries its own)
+    coordinates: list[Any] | None = None
 
 
 class InputStream:
@@ -228,8 +226,17 @@ class InputStream:
         batch_size: int,
         threads: int,
         start: Any,
+        strict: bool = False,
+        txt_mode: str = "line",
+        backend: Any = None,
+        reader_options: dict[str, Any] | None = None,
     ) -> None:
+        self.backend = impl if backend is None else backend  # the module of the reader
+        self.reader_options = dict(reader_options or {})  # more ShardReader keywords
         self.shards = list(shards)
+        self.strict = strict
+        self.txt_mode = txt_mode
+        self.document_coordinates = False  # Parquet: build Batch.coordinates
         self.text_field = text_field
         self.fields = list(fields)
         self.batch_size = batch_size
@@ -256,6 +263,9 @@ class InputStream:
             out.append((i, j, False))
             i = j
         return out
+
+    def _coordinate(self, **fields: int) -> Any:
+        return self.backend.StreamCoordinate(**fields)
 
     def reader_stats(self) -> dict[str, int]:
         """Reader stats of everything consumed so far in this session."""
@@ -290,20 +300,23 @@ class InputStream:
             else:
                 yield from self._text(first, last, local, offset, rows)
             rows = self._rows
-            start = _coordinate(shard_id=last, global_row_idx=rows)
+            start = self._coordinate(shard_id=last, global_row_idx=rows)
 
     def _text(self, first: int, last: int, local: int, offset: int, rows: int) -> Iterator[Batch]:
         paths = [
             glob.escape(p) if any(c in p for c in _GLOB_CHARS) else p
             for p in self.shards[first:last]
         ]
-        reader = impl.ShardReader(
+        reader = self.backend.ShardReader(
             paths,
             text_field=self.text_field,
             fields=tuple(self.fields),
             batch_size=self.batch_size,
             threads=self.threads,
-            start=_coordinate(shard_id=local, byte_offset=offset, global_row_idx=rows),
+            start=self._coordinate(shard_id=local, byte_offset=offset, global_row_idx=rows),
+            strict=self.strict,
+            txt_mode=self.txt_mode,
+            **self.reader_options,
         )
         self.reader = reader
         self.reader_offset = first
@@ -318,7 +331,7 @@ class InputStream:
                 yield Batch(
                     documents=batch,
                     fields=None,
-                    end=_coordinate(
+                    end=self._coordinate(
                         shard_id=end.shard_id + first,
                         byte_offset=end.byte_offset,
                         global_row_idx=end.global_row_idx,
@@ -335,7 +348,7 @@ class InputStream:
             yield Batch(
                 documents=None,
                 fields=None,
-                end=_coordinate(shard_id=last, global_row_idx=self._rows),
+                end=self._coordinate(shard_id=last, global_row_idx=self._rows),
                 first_record=previous,
                 records=None,
                 shard=self.shards[last - 1],
@@ -372,6 +385,9 @@ class InputStream:
                 what = "text field" if name == top_text else "field"
                 raise RunError(f"{path}: the Parquet shard has no column '{name}' ({what}){suffix}")
         self._rows = rows
+        # Per-document coordinates are for the streaming front (ResumablePipeline); the CLI job
+        # does not need them. The last row of a group points at the next group (or shard).
+        skip_coordinates = not self.document_coordinates
         stats = self.parquet_stats
         stats.setdefault("shards_opened", 0)
         num_groups = parquet.metadata.num_row_groups
@@ -418,18 +434,31 @@ class InputStream:
                 stats["null_text"] = stats.get("null_text", 0) + len(issues)
                 self._rows = first_record + (hi - lo)
                 if hi < group_rows:
-                    end = _coordinate(
+                    end = self._coordinate(
                         shard_id=shard,
                         row_group_idx=rg,
                         row_offset_in_page=hi,
                         global_row_idx=self._rows,
                     )
                 elif rg + 1 < num_groups:
-                    end = _coordinate(
+                    end = self._coordinate(
                         shard_id=shard, row_group_idx=rg + 1, global_row_idx=self._rows
                     )
                 else:
-                    end = _coordinate(shard_id=shard + 1, global_row_idx=self._rows)
+                    end = self._coordinate(shard_id=shard + 1, global_row_idx=self._rows)
+                coordinates: list[Any] = []
+                if not skip_coordinates:
+                    coordinates = [
+                        end
+                        if lo + r - first_record + 1 == group_rows
+                        else self._coordinate(
+                            shard_id=shard,
+                            row_group_idx=rg,
+                            row_offset_in_page=lo + r - first_record + 1,
+                            global_row_idx=r + 1,
+                        )
+                        for r in records
+                    ]
                 yield Batch(
                     documents=texts,
                     fields=fields,
@@ -438,6 +467,7 @@ class InputStream:
                     records=records,
                     shard=path,
                     issues=issues,
+                    coordinates=None if skip_coordinates else coordinates,
                 )
         stats["shards_opened"] += 1
 

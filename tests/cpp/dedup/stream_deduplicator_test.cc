@@ -60,5 +60,23 @@ TEST(StreamDeduplicator, MemoryIsReported) {
   EXPECT_GE(d.memory_bytes(), 1000u * 9u);
 }
 
+TEST(StreamDeduplicator, LimitNextCommitCommitsAPrefixOfTheStagedHashes) {
+  StreamDeduplicator d;
+  for (const char* doc : {"a", "b", "c", "d"}) EXPECT_TRUE(d.is_unique(doc));
+  d.limit_next_commit(3);
+  d.commit();
+  EXPECT_EQ(d.committed_count(), 3u);
+  EXPECT_EQ(d.staged_count(), 1u);
+  d.rollback();  // drops "d" only
+  EXPECT_FALSE(d.contains("d"));
+  EXPECT_FALSE(d.is_unique("c"));
+  EXPECT_TRUE(d.is_unique("d"));
+  d.limit_next_commit(0);
+  d.rollback();  // clears the limit
+  EXPECT_TRUE(d.is_unique("e"));
+  d.commit();
+  EXPECT_EQ(d.committed_count(), 4u);
+}
+
 }  // namespace
 }  // namespace luminamoon::data

@@ -180,5 +180,32 @@ TEST_F(MinHashTest, StoredSignaturesVerifyExactly) {
   EXPECT_GT(d.memory_bytes(), 64U * 4U);
 }
 
+TEST_F(MinHashTest, LimitNextCommitCommitsAPrefixOfTheStagedRows) {
+  {
+    StateTracker tracker(meta_, {false, false});
+    MinHashDeduplicator d(&tracker);
+    EXPECT_TRUE(d.is_unique(base(1)));
+    EXPECT_TRUE(d.is_unique(base(2)));
+    EXPECT_TRUE(d.is_unique(base(3)));
+    d.limit_next_commit(2);  // base(3) belongs to a batch nobody committed yet
+    d.commit();
+    EXPECT_EQ(d.committed_count(), 2U);
+    EXPECT_EQ(d.staged_count(), 1U);
+    d.commit();  // the limit applies to one commit only
+    EXPECT_EQ(d.committed_count(), 3U);
+    EXPECT_TRUE(d.is_unique(base(4)));
+    d.limit_next_commit(0);
+    tracker.rollback();  // a rollback clears the limit too
+    EXPECT_TRUE(d.is_unique(base(5)));
+    d.commit();
+    EXPECT_EQ(d.committed_count(), 4U);
+  }
+  StateTracker tracker(meta_, {false, false});
+  MinHashDeduplicator d(&tracker);
+  EXPECT_EQ(d.committed_count(), 4U);
+  EXPECT_FALSE(d.is_unique(near(3)));
+  EXPECT_TRUE(d.is_unique(base(4)));
+}
+
 }  // namespace
 }  // namespace luminamoon::data

@@ -65,6 +65,12 @@ class StreamDeduplicator final : public CommitParticipant {
   void commit();
   void rollback();
 
+  // The next commit of the attached tracker writes and promotes only the first `count` staged
+  // hashes (staging order); the rest stay staged. Cleared by that commit and by a rollback. A
+  // consumer that stages ahead of what it commits (ResumablePipeline's prefetch) uses it so that
+  // a commit covers exactly the batches it names.
+  void limit_next_commit(std::size_t count);
+
   std::size_t staged_count() const;
   std::size_t committed_count() const;
   std::size_t size() const;
@@ -92,7 +98,8 @@ class StreamDeduplicator final : public CommitParticipant {
   mutable std::mutex mutex_;
   StateTracker* tracker_ = nullptr;
   std::size_t prepared_ = 0;  // staged hashes (a prefix of staged_order) prepare_commit wrote
-  bool orphaned_ = false;     // its tracker was closed: commit/rollback would not be durable
+  std::size_t commit_limit_ = SIZE_MAX;  // limit_next_commit; SIZE_MAX = every staged hash
+  bool orphaned_ = false;  // its tracker was closed: commit/rollback would not be durable
 };
 
 // XXH3-64 of every document, computed on `threads` workers (0 = hardware concurrency).

@@ -83,6 +83,10 @@ class MinHashDeduplicator final : public CommitParticipant {
   void commit();
   void rollback();
 
+  // The next commit of the attached tracker writes and promotes only the first `count` staged
+  // rows (staging order); the rest stay staged. Cleared by that commit and by a rollback.
+  void limit_next_commit(std::size_t count);
+
   std::size_t staged_count() const;
   std::size_t committed_count() const;
   std::size_t size() const;
@@ -119,6 +123,7 @@ class MinHashDeduplicator final : public CommitParticipant {
   std::unique_ptr<EpochLog> log_;
   std::string companion_path_;
   std::uint64_t prepared_ = 0;  // staged rows written by prepare_commit, promoted by finish
+  std::uint64_t commit_limit_ = UINT64_MAX;  // limit_next_commit; UINT64_MAX = every staged row
   mutable std::mutex mutex_;
   StateTracker* tracker_ = nullptr;
   bool orphaned_ = false;  // its tracker was closed: commit/rollback would not be durable

@@ -83,6 +83,7 @@ class StreamDeduplicator(NoCopy):
         self._staged: set[int] = set()
         self._staged_order: list[int] = []
         self._prepared = 0  # staged hashes (a prefix of _staged_order) the WAL append wrote
+        self._commit_limit: int | None = None  # limit_next_commit; None = every staged hash
         self._tracker = tracker
         if tracker is not None:
             self._committed.update(tracker._attach(self))
@@ -100,7 +101,8 @@ class StreamDeduplicator(NoCopy):
         with self._lock:
             # Other threads may keep staging during the WAL write: they only append, and
             # dropping staged hashes needs the tracker's lock, which the committer holds.
-            hashes = self._staged_order[:]
+            limit = self._commit_limit
+            hashes = self._staged_order[:] if limit is None else self._staged_order[:limit]
             self._prepared = 0
         if tracker is None:
             return
@@ -118,6 +120,15 @@ class StreamDeduplicator(NoCopy):
                 self._staged.difference_update(done)
                 del self._staged_order[: self._prepared]
             self._prepared = 0
+            self._commit_limit = None
+
+    def limit_next_commit(self, count: int) -> None:
+        """The next commit of the attached tracker writes and promotes only the first ``count``
+        staged hashes; the rest stay staged. Cleared by that commit and by a rollback."""
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise TypeError(f"limit_next_commit: count must be an int >= 0, got {count!r}")
+        with self._lock:
+            self._commit_limit = count
 
     def _tracker_closed(self) -> None:
         pass  # ``tracker`` reports None once the tracker is closed
@@ -127,6 +138,15 @@ class StreamDeduplicator(NoCopy):
 
     def _promote_staged(self) -> None:
         with self._lock:
+            limit = self._commit_limit
+            self._commit_limit = None
+            if limit is not None and limit < len(self._staged_order):
+                # limit_next_commit: only a prefix is committed; the rest stays staged.
+                done = self._staged_order[:limit]
+                self._committed.update(done)
+                self._staged.difference_update(done)
+                del self._staged_order[:limit]
+                return
             self._committed.update(self._staged_order)
             self._staged = set()
             self._staged_order = []
@@ -136,6 +156,7 @@ class StreamDeduplicator(NoCopy):
             self._staged = set()
             self._staged_order = []
             self._prepared = 0
+            self._commit_limit = None
 
     def _stage(self, digest: int) -> bool:
         if digest in self._committed or digest in self._staged:

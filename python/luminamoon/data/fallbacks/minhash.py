@@ -595,6 +595,7 @@ class MinHashDeduplicator(NoCopy):
         self._min_matches = lsh_min_matches(self._threshold, p, self._bits)
         self._index = _Index(p, self._bands, self._rows, self._bits, self._min_matches)
         self._prepared = 0
+        self._commit_limit: int | None = None  # limit_next_commit; None = every staged row
         self._orphaned = False
         self._companion = ""
 
@@ -700,6 +701,8 @@ class MinHashDeduplicator(NoCopy):
             # Exactly the rows staged now: filter_batch on other threads waits for the lock, and
             # anything it stages after this commit stays staged for the next one.
             staged = self._index.staged
+            if self._commit_limit is not None:
+                staged = min(staged, self._commit_limit)
             self._log.prepare_commit(epoch, self._records(staged))
             self._prepared = staged
 
@@ -709,11 +712,21 @@ class MinHashDeduplicator(NoCopy):
                 self._log.finish_commit()
             self._index.promote(self._prepared)
             self._prepared = 0
+            self._commit_limit = None
+
+    def limit_next_commit(self, count: int) -> None:
+        """The next commit of the attached tracker writes and promotes only the first ``count``
+        staged rows; the rest stay staged. Cleared by that commit and by a rollback."""
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise TypeError(f"limit_next_commit: count must be an int >= 0, got {count!r}")
+        with self._lock:
+            self._commit_limit = count
 
     def _drop_staged(self) -> None:
         with self._lock:
             self._index.drop_staged()
             self._prepared = 0
+            self._commit_limit = None
 
     def _tracker_closed(self) -> None:
         with self._lock:
@@ -834,7 +847,11 @@ class MinHashDeduplicator(NoCopy):
             self._tracker.commit()
         else:
             with self._lock:
-                self._index.promote(self._index.staged)
+                staged = self._index.staged
+                if self._commit_limit is not None:
+                    staged = min(staged, self._commit_limit)
+                self._commit_limit = None
+                self._index.promote(staged)
 
     def rollback(self) -> None:
         """Attached: ``tracker.rollback()``. Detached: drop the staged documents."""
