@@ -105,8 +105,14 @@ def corpus(directory: Path, max_mb: int) -> tuple[list[str], dict[str, Any]]:
     manifest = directory / "manifest.json"
     if not manifest.exists():
         subprocess.run(
-            [sys.executable, str(HERE / "real_corpus.py"), "--out", str(directory)]
-            + ["--max-mb", str(max_mb)],
+            [
+                sys.executable,
+                str(HERE / "real_corpus.py"),
+                "--out",
+                str(directory),
+                "--max-mb",
+                str(max_mb),
+            ],
             check=True,
         )
     paths = sorted(str(p) for p in directory.glob("real-*.jsonl"))

@@ -31,11 +31,11 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("torchdata.stateful_dataloader")
 
-import crash_harness as harness  # noqa: E402
-import luminamoon.data as lmd  # noqa: E402
-import stream_corpus as sc  # noqa: E402
-import torch_crash_child as child  # noqa: E402
-from luminamoon.data import torch_stream as ts  # noqa: E402
+import crash_harness as harness
+import luminamoon.data as lmd
+import stream_corpus as sc
+import torch_crash_child as child
+from luminamoon.data import torch_stream as ts
 
 CHILD = Path(__file__).with_name("torch_crash_child.py")
 

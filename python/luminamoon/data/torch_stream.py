@@ -36,6 +36,7 @@ import torch.utils.data
 
 from ._ffi import impl
 from .errors import ConfigError
+from .streaming import ResumablePipeline
 
 __all__ = [
     "StreamDataset",
@@ -90,7 +91,9 @@ class TorchStreamBatch:
         calls this in the main process), so that ``.to("cuda", non_blocking=True)`` overlaps."""
         if self.offsets is None:
             return self
-        pin = (lambda t: t.pin_memory()) if device is None else (lambda t: t.pin_memory(device))
+        def pin(tensor: Any) -> Any:
+            return tensor.pin_memory() if device is None else tensor.pin_memory(device)
+
         return replace(self, offsets=pin(self.offsets), payload=pin(self.payload))
 
     def is_pinned(self) -> bool:
@@ -463,8 +466,6 @@ class StreamDataset(torch.utils.data.IterableDataset[Any]):
             pipe.close()
 
     def _open(self, start: dict[str, Any]) -> Any:
-        from .streaming import ResumablePipeline
-
         recipe = self._recipe
         backend = impl
         tails = [(i, backend.StreamCoordinate.from_bytes(c)) for i, c in start["tails"]]
