@@ -90,5 +90,6 @@ void bind_string_tensor(nb::module_& m);
 void bind_quality(nb::module_& m);
 void bind_common(nb::module_& m);
 void bind_pipeline(nb::module_& m);
+void bind_prefetch(nb::module_& m);
 
 }  // namespace luminamoon::data::bindings

@@ -16,4 +16,5 @@ NB_MODULE(_native, m) {
   bind_pii(m);
   bind_string_tensor(m);
   bind_pipeline(m);
+  bind_prefetch(m);
 }

@@ -17,6 +17,7 @@
 #include "luminamoon/data/pipeline/arrow_columns.h"
 #include "luminamoon/data/pipeline/fused_pipeline.h"
 #include "luminamoon/data/string_tensor/string_tensor.h"
+#include "pipeline_result.h"
 
 namespace luminamoon::data::bindings {
 
@@ -29,26 +30,6 @@ struct PyPipelineRejection {
   std::string rule;
   std::optional<double> value;
   std::optional<double> threshold;
-};
-
-struct PyPipelineResult {
-  StringTensor texts;
-  std::shared_ptr<std::vector<std::uint8_t>> dropped_by;  // 0 kept, else 1 + stage index
-  std::vector<DocumentRejection> rejections;              // empty: every document kept
-  std::vector<std::size_t> kept;
-  // Reader input: the batch (fields and coordinates, and the storage their bytes live in).
-  std::shared_ptr<const DocumentBatch> batch;
-  std::shared_ptr<const std::vector<std::string>> field_names;
-  nb::object py_fields;  // fields given as a Python mapping (None otherwise)
-  std::optional<std::vector<StreamCoordinate>> coordinates;  // every input document's
-  std::optional<StreamCoordinate> end;
-  PipelineCounters counters;
-};
-
-struct PyPipelineEngine {
-  // The stages' Python objects, kept alive for as long as the engine runs them.
-  nb::object cleaner, quality, exact_dedup, near_dedup, pii;
-  FusedPipeline pipeline;
 };
 
 template <typename T>
@@ -81,6 +62,28 @@ nb::ndarray<nb::numpy, T, nb::ndim<1>> numpy_vector(std::vector<T>&& values) {
   return nb::ndarray<nb::numpy, T, nb::ndim<1>>(owned->empty() ? &empty : owned->data(), 1, shape,
                                                 owner);
 }
+
+}  // namespace
+
+void run_stages(PyPipelineEngine& engine, DocumentBatch& batch, PyPipelineResult& result) {
+  const std::size_t n = batch.size();
+  result.counters = engine.pipeline.process(batch);
+  result.kept = batch.kept_indices();
+  const std::vector<std::string_view> kept_texts = batch.texts_at(result.kept);
+  // One copy of the kept texts into one payload: both StringTensor layouts, zero-copy to
+  // Arrow utf8/utf8_view and to the writers.
+  result.texts = StringTensor::from_strings(kept_texts, StringTensor::Utf8::kTrusted);
+  auto dropped = std::make_shared<std::vector<std::uint8_t>>(n, 0);
+  if (!batch.rejections.empty()) {
+    for (std::size_t i = 0; i < n; ++i) {
+      (*dropped)[i] = static_cast<std::uint8_t>(batch.rejections[i].stage);
+    }
+  }
+  result.dropped_by = std::move(dropped);
+  result.rejections = std::move(batch.rejections);
+}
+
+namespace {
 
 PyPipelineResult process(PyPipelineEngine& engine, nb::handle input, nb::handle fields,
                          nb::handle coordinates) {
@@ -152,20 +155,7 @@ PyPipelineResult process(PyPipelineEngine& engine, nb::handle input, nb::handle 
 
   {
     nb::gil_scoped_release release;
-    result.counters = engine.pipeline.process(batch);
-    result.kept = batch.kept_indices();
-    const std::vector<std::string_view> kept_texts = batch.texts_at(result.kept);
-    // One copy of the kept texts into one payload: both StringTensor layouts, zero-copy to
-    // Arrow utf8/utf8_view and to the writers.
-    result.texts = StringTensor::from_strings(kept_texts, StringTensor::Utf8::kTrusted);
-    auto dropped = std::make_shared<std::vector<std::uint8_t>>(n, 0);
-    if (!batch.rejections.empty()) {
-      for (std::size_t i = 0; i < n; ++i) {
-        (*dropped)[i] = static_cast<std::uint8_t>(batch.rejections[i].stage);
-      }
-    }
-    result.dropped_by = std::move(dropped);
-    result.rejections = std::move(batch.rejections);
+    run_stages(engine, batch, result);
   }
   if (result.field_names) {
     // Keep the reader batch (its fields' bytes) alive; texts are in result.texts already.

@@ -25,7 +25,7 @@ import stream_corpus as sc
 DOCS = 240
 SHARDS = 3
 BATCH = 6
-STEP_S = 0.004
+STEP_S = 0.01
 MAX_RUNTIME_S = 60.0
 
 

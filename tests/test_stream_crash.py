@@ -16,11 +16,12 @@ inside the commit. After every kill:
 A final child runs to the end; then the committed batches of all runs, concatenated, equal the
 reference run batch for batch — through the 1st, 2nd, 3rd, ... resume (the test checks that at
 least three runs resumed from a commit). ``LUMINAMOON_STREAM_CRASH_KILLS`` sets the kills per
-format (default 3).
+format (default 3), ``LUMINAMOON_STREAM_CRASH_SEED`` varies the kill schedule.
 """
 
 from __future__ import annotations
 
+import os
 import random
 import subprocess
 import sys
@@ -71,7 +72,7 @@ def test_sigkill_anywhere_then_resume_gives_the_uninterrupted_stream(
     assert len(reference) > 6 * EVERY
 
     meta = tmp_path / "ck" / "t.meta"
-    rng = random.Random(f"{fmt}-{lmd.BACKEND}")
+    rng = random.Random(f"{fmt}-{lmd.BACKEND}-{os.environ.get('LUMINAMOON_STREAM_CRASH_SEED', '')}")
     kills = harness.kill_count("LUMINAMOON_STREAM_CRASH_KILLS", 3)
     committed = -1
     consumed: list[tuple[int, str]] = []  # committed batches of every run, in order
@@ -101,8 +102,8 @@ def test_sigkill_anywhere_then_resume_gives_the_uninterrupted_stream(
                 backend=lmd.BACKEND,
                 stderr_path=tmp_path / f"run{runs}.err",
                 rng=rng,
-                max_delay=0.6,
-                min_delay=0.2,
+                max_delay=0.3,
+                min_delay=0.02,
                 ready_line=False,
                 may_finish=True,
             )

@@ -798,3 +798,18 @@ class PipelineEngine:
 
     def stats(self) -> dict[str, dict[str, int]]:
         """The counters of every batch processed so far."""
+
+class ShardPrefetcher:
+    """
+    Internal (ResumablePipeline): reads a ShardReader and runs a PipelineEngine on a native thread without the GIL, at most `depth` batches ahead.
+    """
+
+    def __init__(self, reader: ShardReader, engine: PipelineEngine | None, depth: int) -> None: ...
+    def __iter__(self) -> ShardPrefetcher: ...
+    def __next__(self) -> tuple[DocumentBatch, PipelineResult | None, int, int, list[ReadIssue]]:
+        """
+        The next batch, its result (None without an engine), the entries it staged in the exact and near deduplicators, and the reader issues it raised.
+        """
+
+    def close(self) -> None:
+        """Stops the thread and waits for it; idempotent."""

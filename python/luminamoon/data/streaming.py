@@ -19,6 +19,7 @@ come out identical.
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 import queue
 import random
@@ -138,6 +139,9 @@ class _Raw:
     end: Any
     records: int
     remap: Any = None  # (global shard id, next shard's start) for DocumentBatch coordinates
+    # Processed already on the native prefetch thread: (PipelineResult | None, entries staged
+    # in the exact and the near deduplicator)
+    ready: tuple[Any, int, int] | None = None
 
 
 @dataclass
@@ -185,6 +189,7 @@ class _Plan:
     threads: int
     pipeline: Any  # FusedPipeline or None
     state_lock: threading.Lock
+    native_depth: int = 0  # > 0: text shards are read and processed on a native thread
     stats: dict[str, int] = field(default_factory=dict)
     issues: list[str] = field(default_factory=list)
 
@@ -247,14 +252,22 @@ def _raw_batches(plan: _Plan, start: Any) -> Generator[_Raw, None, None]:
             iterator = _iterable_batches(plan, index, shard, here, done)
         else:
             iterator = _file_batches(plan, index, shard, here, done)
-        for raw in iterator:
-            rows = raw.end.global_row_idx
-            yield raw
+        try:
+            for raw in iterator:
+                rows = raw.end.global_row_idx
+                yield raw
+        finally:
+            iterator.close()  # now, not at garbage collection: it holds files and threads
         position += 1
 
 
-def _file_batches(plan: _Plan, index: int, shard: _Shard, here: Any, done: Any) -> Iterator[_Raw]:
+def _file_batches(
+    plan: _Plan, index: int, shard: _Shard, here: Any, done: Any
+) -> Generator[_Raw, None, None]:
     backend = plan.backend
+    if plan.native_depth and shard.kind == "text":
+        yield from _native_text_batches(plan, index, shard, here, done)
+        return
     stream = InputStream(
         [shard.name],
         text_field=plan.text_field,
@@ -313,6 +326,60 @@ def _file_batches(plan: _Plan, index: int, shard: _Shard, here: Any, done: Any) 
             close()
 
 
+def _record_issues(plan: _Plan, issues: Sequence[Any]) -> None:
+    for issue in issues:
+        plan.stats[issue.kind] = plan.stats.get(issue.kind, 0) + 1
+        if len(plan.issues) < 1000:
+            plan.issues.append(str(issue))
+
+
+def _native_text_batches(
+    plan: _Plan, index: int, shard: _Shard, here: Any, done: Any
+) -> Iterator[_Raw]:
+    """A text shard read and processed on the native prefetch thread (``ShardPrefetcher``): the
+    same batches as :func:`InputStream`, with the pipeline already run (no GIL held)."""
+    backend = plan.backend
+    path = glob.escape(shard.name) if any(c in shard.name for c in "*?[") else shard.name
+    reader = backend.ShardReader(
+        [path],
+        text_field=plan.text_field,
+        fields=tuple(plan.fields),
+        batch_size=plan.batch_size,
+        threads=plan.threads,
+        start=_coordinate(
+            backend, shard_id=0, byte_offset=here.byte_offset, global_row_idx=here.global_row_idx
+        ),
+        strict=plan.strict,
+        txt_mode=plan.txt_mode,
+    )
+    # With a shuffle the pipeline runs over the shuffled batches, not over what the reader cut.
+    engine = None if plan.pipeline is None or plan.shuffle is not None else plan.pipeline._engine
+    prefetcher = backend.ShardPrefetcher(reader, engine, plan.native_depth)
+    seen = 0
+    try:
+        for batch, result, exact, near, issues in prefetcher:
+            seen += len(issues)
+            _record_issues(plan, issues)
+            end_local = batch.end
+            end = (
+                _with_rows(backend, done, end_local.global_row_idx)
+                if end_local.shard_id >= 1
+                else _coordinate(
+                    backend,
+                    shard_id=index,
+                    byte_offset=end_local.byte_offset,
+                    global_row_idx=end_local.global_row_idx,
+                )
+            )
+            yield _Raw(
+                batch, None, None, end, len(batch), remap=(index, done), ready=(result, exact, near)
+            )
+        _record_issues(plan, reader.errors[seen:])  # after the last document
+    finally:
+        prefetcher.close()
+        reader.close()
+
+
 def _global(backend: Any, c: Any, index: int, done: Any) -> Any:
     if c.shard_id >= 1:
         return _with_rows(backend, done, c.global_row_idx)
@@ -328,7 +395,7 @@ def _global(backend: Any, c: Any, index: int, done: Any) -> Any:
 
 def _iterable_batches(
     plan: _Plan, index: int, shard: _Shard, here: Any, done: Any
-) -> Iterator[_Raw]:
+) -> Generator[_Raw, None, None]:
     """An iterable shard: its coordinate's ``byte_offset`` counts its records (the record index
     to resume at); ``global_row_idx`` counts the stream's. Resume skips ``byte_offset`` records
     (a ``skip(n)`` method, as Hugging Face ``IterableDataset`` has, is used when present)."""
@@ -416,6 +483,20 @@ def _documents(plan: _Plan, raw: _Raw) -> Iterator[_Doc]:
 
 
 def _shuffled(plan: _Plan, start: Any, skip: int, first_block: int) -> Generator[_Raw, None, None]:
+    docs = _doc_stream(plan, start)
+    try:
+        yield from _shuffle_blocks(plan, start, skip, first_block, docs)
+    finally:
+        docs.close()  # now, not at garbage collection: it holds files and threads
+
+
+def _shuffle_blocks(
+    plan: _Plan,
+    start: Any,
+    skip: int,
+    first_block: int,
+    docs: Iterator[tuple[_Doc, Any]],
+) -> Iterator[_Raw]:
     """Blocks of ``shuffle_buffer`` documents, each permuted by a generator seeded with
     (seed, block number); batches of ``batch_size`` cut from the permuted stream.
 
@@ -427,7 +508,6 @@ def _shuffled(plan: _Plan, start: Any, skip: int, first_block: int) -> Generator
     block_start = start
     block_number = first_block
     pending: list[_Doc] = []
-    docs = _doc_stream(plan, start)
     position = start
     exhausted = False
     out: list[_Doc] = []
@@ -474,13 +554,17 @@ def _stream_end(plan: _Plan, position: Any) -> Any:
     )
 
 
-def _doc_stream(plan: _Plan, start: Any) -> Iterator[tuple[_Doc, Any]]:
+def _doc_stream(plan: _Plan, start: Any) -> Generator[tuple[_Doc, Any], None, None]:
     """(document, reader position after it) in reading order; the position after a batch's
     last document is the batch's end (which also covers trailing malformed records)."""
-    for raw in _raw_batches(plan, start):
-        docs = list(_documents(plan, raw))
-        for i, doc in enumerate(docs):
-            yield doc, (raw.end if i == len(docs) - 1 else doc.coordinate)
+    raws = _raw_batches(plan, start)
+    try:
+        for raw in raws:
+            docs = list(_documents(plan, raw))
+            for i, doc in enumerate(docs):
+                yield doc, (raw.end if i == len(docs) - 1 else doc.coordinate)
+    finally:
+        raws.close()
 
 
 def _batch_of(plan: _Plan, docs: list[_Doc], end: Any) -> _Raw:
@@ -488,21 +572,28 @@ def _batch_of(plan: _Plan, docs: list[_Doc], end: Any) -> _Raw:
     return _Raw([d.text for d in docs], fields, [d.coordinate for d in docs], end, len(docs))
 
 
-def _staged(pipeline: Any) -> tuple[int, int]:
+def _entries(pipeline: Any) -> tuple[int, int]:
+    """Committed + staged entries of each deduplicator: a commit moves entries between the two
+    and leaves the sum alone, so differences of it count what a batch staged."""
     if pipeline is None:
         return (0, 0)
     exact = pipeline.exact_dedup
     near = pipeline.near_dedup
-    return (
-        0 if exact is None else exact.staged_count,
-        0 if near is None else near.staged_count,
-    )
+    return (0 if exact is None else len(exact), 0 if near is None else len(near))
 
 
 def _finish(plan: _Plan, raw: _Raw, batch_id: int) -> _Produced:
     """Runs the pipeline over one raw batch (under the state lock: see the module docstring)."""
     backend = plan.backend
     pipeline = plan.pipeline
+    if raw.ready is not None and raw.ready[0] is not None:
+        result, exact, near = raw.ready
+        index, done = raw.remap
+        coordinates = [_global(backend, c, index, done) for c in result.coordinates]
+        out = StreamBatch(
+            batch_id, result.texts, dict(result.fields), coordinates, raw.end, raw.records, result
+        )
+        return _Produced(batch_id, out, (exact, near))
     if pipeline is None:
         if raw.coordinates is None:
             index, done = raw.remap
@@ -522,14 +613,14 @@ def _finish(plan: _Plan, raw: _Raw, batch_id: int) -> _Produced:
         out = StreamBatch(batch_id, texts, fields, coordinates, raw.end, raw.records)
         return _Produced(batch_id, out, (0, 0))
     with plan.state_lock:
-        before = _staged(pipeline)
+        before = _entries(pipeline)
         if raw.coordinates is None:
             result = pipeline.process(raw.documents)
         else:
             result = pipeline.process(
                 raw.documents, fields=raw.fields or None, coordinates=raw.coordinates
             )
-        after = _staged(pipeline)
+        after = _entries(pipeline)
     if raw.coordinates is None:
         index, done = raw.remap
         coordinates = [_global(backend, c, index, done) for c in result.coordinates]
@@ -722,6 +813,9 @@ class ResumablePipeline:
                 threads=threads,
                 pipeline=self._pipeline,
                 state_lock=threading.Lock(),
+                # The native backend reads text shards (and runs the pipeline over them) on a
+                # native thread one batch ahead of the Python prefetch queue.
+                native_depth=1 if self._prefetch and hasattr(backend, "ShardPrefetcher") else 0,
             )
             self._load_committed()
         except BaseException:
