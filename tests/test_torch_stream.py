@@ -5,6 +5,7 @@ size (none lost, none repeated). docs/streaming.md, section "PyTorch"."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +70,23 @@ def test_rank_x_worker_sharding_covers_every_document_once(paths: list[str], wor
         ds = pipe.as_torch_dataset(rank=2, world_size=2)
         with pytest.raises(lmd.ConfigError, match="rank 2"):
             next(iter(ds))
+
+
+def test_rank_and_world_size_come_from_torch_distributed(
+    paths: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dist = torch.distributed
+    monkeypatch.setattr(dist, "is_available", lambda: True)
+    monkeypatch.setattr(dist, "is_initialized", lambda: True)
+    monkeypatch.setattr(dist, "get_rank", lambda: 2)
+    monkeypatch.setattr(dist, "get_world_size", lambda: 3)
+    with stream(paths) as pipe:
+        ds = pipe.as_torch_dataset()
+        assert ds.slot == (2, 3)
+        ids = [i for b in DataLoader(ds, batch_size=None) for i in b.ids]
+        assert {shard_of(i) for i in ids} == {2, 5}
+        assert pipe.as_torch_dataset(rank=0, world_size=1).slot == (0, 1)  # explicit wins
+        assert set(pipe.as_torch_dataset().start_states(2)) == {4, 5}  # 3 ranks x 2 workers
 
 
 def test_outputs_string_tensor_dlpack_and_collate(paths: list[str]) -> None:
@@ -182,6 +200,25 @@ def test_stateful_dataloader_through_three_resumes(
     # first resume), and each names the step it was taken at.
     assert [s["step"] for s in states] == [7, 16, 23]
     assert len({repr(s["loader"]) for s in states}) == 3
+
+
+def test_state_is_the_batch_handed_over_not_the_prefetched_ones(paths: list[str]) -> None:
+    with stream(paths, prefetch=4) as pipe:
+        ds = pipe.as_torch_dataset()
+        batches = iter(DataLoader(ds, batch_size=None))
+        for _ in range(3):
+            batch = next(batches)
+        inner = ds._pipe
+        for _ in range(50):  # let the stream's prefetch thread run ahead
+            producer = inner._producer
+            if producer is not None and getattr(producer, "_queue", None) is not None:
+                if producer._queue.full():
+                    break
+            threading.Event().wait(0.01)
+        state = ds.state_dict()
+        assert state["pipeline"]["batch_id"] == batch.batch_id == 2
+        assert state == batch.state
+        assert inner.state_dict()["batch_id"] == 2
 
 
 def test_load_state_dict_refuses_another_layout(paths: list[str]) -> None:

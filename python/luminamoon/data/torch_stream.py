@@ -91,6 +91,7 @@ class TorchStreamBatch:
         calls this in the main process), so that ``.to("cuda", non_blocking=True)`` overlaps."""
         if self.offsets is None:
             return self
+
         def pin(tensor: Any) -> Any:
             return tensor.pin_memory() if device is None else tensor.pin_memory(device)
 
