@@ -210,10 +210,9 @@ def test_state_is_the_batch_handed_over_not_the_prefetched_ones(paths: list[str]
             batch = next(batches)
         inner = ds._pipe
         for _ in range(50):  # let the stream's prefetch thread run ahead
-            producer = inner._producer
-            if producer is not None and getattr(producer, "_queue", None) is not None:
-                if producer._queue.full():
-                    break
+            queue = getattr(inner._producer, "_queue", None)
+            if queue is not None and queue.full():
+                break
             threading.Event().wait(0.01)
         state = ds.state_dict()
         assert state["pipeline"]["batch_id"] == batch.batch_id == 2
