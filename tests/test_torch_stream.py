@@ -251,15 +251,18 @@ def _run_plain(ds: Any, workers: int, world: int, stop: int | None) -> tuple[lis
     return consumed, states
 
 
-def test_elastic_resume_changed_workers_and_world_size(paths: list[str]) -> None:
+@pytest.mark.parametrize("every", [1, 5])
+def test_elastic_resume_changed_workers_and_world_size(paths: list[str], every: int) -> None:
     ids: list[int] = []
     with stream(paths) as pipe:
-        # Run 1: StatefulDataLoader, 1 rank x 2 workers, committed after 9 steps.
-        loader = _loader(pipe.as_torch_dataset(), 2, 1)
+        # Run 1: StatefulDataLoader, 1 rank x 2 workers, committed after 10 steps (a snapshot
+        # step for both snapshot intervals).
+        loader = _loader(pipe.as_torch_dataset(), 2, every)
         for step, batch in enumerate(loader):
             ids += batch.ids
-            if step == 8:
+            if step == 9:
                 state = loader.state_dict()
+                assert state["_steps_since_snapshot"] == 0
                 break
         del loader
         tails = ts.remaining_tails(state)
