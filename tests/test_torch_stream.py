@@ -294,6 +294,8 @@ def test_elastic_resume_refuses_incomplete_or_shuffled_states(paths: list[str]) 
     state["_steps_since_snapshot"] = 2
     with pytest.raises(lmd.ConfigError, match="steps since"):
         ts.remaining_tails(state)
+    with stream(paths[:-1]) as pipe, pytest.raises(lmd.ConfigError, match="another shard list"):
+        pipe.as_torch_dataset(resume=one)
 
 
 def test_commit_file_round_trip_and_errors(paths: list[str], tmp_path: Path) -> None:

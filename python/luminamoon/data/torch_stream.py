@@ -24,6 +24,7 @@ number of workers or ranks; the resumed run reads exactly the documents no commi
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -192,9 +193,11 @@ def _check_no_replay(state: Any) -> None:
         steps = state.get("_steps_since_snapshot")
         if steps:
             raise ConfigError(
-                f"elastic resume: this loader state was taken {steps} steps since its last "
-                "snapshot, so its worker states are older than the committed steps; commit at "
-                "snapshot steps (a commit interval that is a multiple of snapshot_every_n_steps)"
+                f"resume from worker states: this loader state was taken {steps} steps since its "
+                "last snapshot, so its worker states are older than the committed steps. For the "
+                "same layout pass it to StatefulDataLoader.load_state_dict (which replays those "
+                "steps); for a changed one commit at snapshot steps (a commit interval that is a "
+                "multiple of snapshot_every_n_steps)"
             )
         for value in state.values():
             _check_no_replay(value)
@@ -325,6 +328,7 @@ class _Recipe:
     options: dict[str, Any]
     order: list[tuple[int, bytes]]  # the parent's shard assignment, in reading order
     shard_count: int
+    shards_digest: str  # of the shard names: a state resumes only over the same shard list
 
 
 class StreamDataset(torch.utils.data.IterableDataset[Any]):
@@ -358,12 +362,20 @@ class StreamDataset(torch.utils.data.IterableDataset[Any]):
         self._durable = durable
         # What this copy resumes from: the merged tails of an elastic resume (pool), or the
         # exact per-slot states of an unchanged layout (by slot), decided when the slot is known.
-        self._resume_states: list[dict[str, Any]] = [] if resume is None else worker_states(resume)
-        if resume is not None and not self._resume_states:
-            raise ConfigError("as_torch_dataset: resume holds no luminamoon worker state")
+        self._resume_states: list[dict[str, Any]] = []
+        if resume is not None:
+            _check_no_replay(resume)
+            self._resume_states = worker_states(resume)
+            if not self._resume_states:
+                raise ConfigError("as_torch_dataset: resume holds no luminamoon worker state")
+            for state in self._resume_states:
+                if state.get("shards_digest") != recipe.shards_digest:
+                    raise ConfigError(
+                        f"as_torch_dataset: the resume state of slot {state.get('slot')} was "
+                        "saved for another shard list; resume with the sources it was saved with"
+                    )
         self._loaded: dict[str, Any] | None = None  # set by load_state_dict (torchdata)
         self._pipe: Any = None
-        self._slot_info: tuple[int, int] | None = None
         self._handed: dict[str, Any] | None = None  # the state after the last batch handed over
 
     # -- layout ------------------------------------------------------------------------------
@@ -413,6 +425,7 @@ class StreamDataset(torch.utils.data.IterableDataset[Any]):
             "slot": slot,
             "slots": slots,
             "shard_count": self._recipe.shard_count,
+            "shards_digest": self._recipe.shards_digest,
             "tails": [(int(i), bytes(c)) for i, c in tails],
             "pipeline": None,
         }
@@ -576,6 +589,7 @@ def make_dataset(
         options=options,
         order=[(int(i), c.to_bytes()) for i, c in pipeline.assignment],
         shard_count=len(pipeline.shards),
+        shards_digest=hashlib.sha256("\n".join(pipeline.shards).encode()).hexdigest()[:16],
     )
     if kwargs.get("checkpoint") is None and base_checkpoint is not None:
         kwargs["checkpoint"] = base_checkpoint + ".torch"
