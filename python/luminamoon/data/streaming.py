@@ -1147,7 +1147,10 @@ class ResumablePipeline:
         ``StreamDataset.commit`` writes (default: this pipeline's checkpoint + ``".torch"``).
         ``resume``: the committed state of an earlier run (same or changed layout)."""
         self._check_open()
-        from .torch_stream import make_dataset  # noqa: PLC0415 - torch is optional
+        from ._optional import require  # noqa: PLC0415 - torch is optional
+
+        require("torch", "ResumablePipeline.as_torch_dataset")
+        from .torch_stream import make_dataset  # noqa: PLC0415 - imports torch
 
         sources = [s.iterable if s.kind == "iterable" else s.name for s in self._shards]
         return make_dataset(
