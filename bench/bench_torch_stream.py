@@ -174,7 +174,7 @@ def main() -> None:
     reference = seen["peer_w0"]
     for name, got in seen.items():
         if "curated" not in name:
-            assert got == reference, (name, got, reference)  # same documents, same bytes
+            assert got[:2] == reference[:2], (name, got, reference)  # same documents and bytes
     figures: dict[str, Any] = {"documents": reference[0], "bytes": reference[1]}
     print(f"{'variant':<20} {'median s':>9} {'docs/s':>10} {'MB/s':>8}")
     for name, values in times.items():
