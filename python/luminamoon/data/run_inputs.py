@@ -214,10 +214,6 @@ class Batch:
     coordinates: list[Any] | None = None
 
 
-def _coordinate(**fields: int) -> Any:
-    return impl.StreamCoordinate(**fields)
-
-
 class InputStream:
     """Batches over every shard from ``start``: ShardReader for text shards, pyarrow for Parquet."""
 
@@ -232,7 +228,9 @@ class InputStream:
         start: Any,
         strict: bool = False,
         txt_mode: str = "line",
+        backend: Any = None,
     ) -> None:
+        self.backend = impl if backend is None else backend  # the module of the reader
         self.shards = list(shards)
         self.strict = strict
         self.txt_mode = txt_mode
@@ -263,6 +261,9 @@ class InputStream:
             out.append((i, j, False))
             i = j
         return out
+
+    def _coordinate(self, **fields: int) -> Any:
+        return self.backend.StreamCoordinate(**fields)
 
     def reader_stats(self) -> dict[str, int]:
         """Reader stats of everything consumed so far in this session."""
@@ -297,20 +298,20 @@ class InputStream:
             else:
                 yield from self._text(first, last, local, offset, rows)
             rows = self._rows
-            start = _coordinate(shard_id=last, global_row_idx=rows)
+            start = self._coordinate(shard_id=last, global_row_idx=rows)
 
     def _text(self, first: int, last: int, local: int, offset: int, rows: int) -> Iterator[Batch]:
         paths = [
             glob.escape(p) if any(c in p for c in _GLOB_CHARS) else p
             for p in self.shards[first:last]
         ]
-        reader = impl.ShardReader(
+        reader = self.backend.ShardReader(
             paths,
             text_field=self.text_field,
             fields=tuple(self.fields),
             batch_size=self.batch_size,
             threads=self.threads,
-            start=_coordinate(shard_id=local, byte_offset=offset, global_row_idx=rows),
+            start=self._coordinate(shard_id=local, byte_offset=offset, global_row_idx=rows),
             strict=self.strict,
             txt_mode=self.txt_mode,
         )
@@ -327,7 +328,7 @@ class InputStream:
                 yield Batch(
                     documents=batch,
                     fields=None,
-                    end=_coordinate(
+                    end=self._coordinate(
                         shard_id=end.shard_id + first,
                         byte_offset=end.byte_offset,
                         global_row_idx=end.global_row_idx,
@@ -344,7 +345,7 @@ class InputStream:
             yield Batch(
                 documents=None,
                 fields=None,
-                end=_coordinate(shard_id=last, global_row_idx=self._rows),
+                end=self._coordinate(shard_id=last, global_row_idx=self._rows),
                 first_record=previous,
                 records=None,
                 shard=self.shards[last - 1],
@@ -430,24 +431,24 @@ class InputStream:
                 stats["null_text"] = stats.get("null_text", 0) + len(issues)
                 self._rows = first_record + (hi - lo)
                 if hi < group_rows:
-                    end = _coordinate(
+                    end = self._coordinate(
                         shard_id=shard,
                         row_group_idx=rg,
                         row_offset_in_page=hi,
                         global_row_idx=self._rows,
                     )
                 elif rg + 1 < num_groups:
-                    end = _coordinate(
+                    end = self._coordinate(
                         shard_id=shard, row_group_idx=rg + 1, global_row_idx=self._rows
                     )
                 else:
-                    end = _coordinate(shard_id=shard + 1, global_row_idx=self._rows)
+                    end = self._coordinate(shard_id=shard + 1, global_row_idx=self._rows)
                 coordinates: list[Any] = []
                 if not skip_coordinates:
                     coordinates = [
                         end
                         if lo + r - first_record + 1 == group_rows
-                        else _coordinate(
+                        else self._coordinate(
                             shard_id=shard,
                             row_group_idx=rg,
                             row_offset_in_page=lo + r - first_record + 1,

@@ -284,6 +284,7 @@ def _file_batches(
         ),
         strict=plan.strict,
         txt_mode=plan.txt_mode,
+        backend=backend,
     )
     stream.document_coordinates = True
     iterator = iter(stream)
