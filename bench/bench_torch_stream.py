@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -189,7 +190,8 @@ def main() -> None:
         print(f"{name:<20} {median:>9.3f} {docs / median:>10.0f} {size / median / 1e6:>8.1f}")
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=1), encoding="utf-8")
-    results_json.record("torch_stream", figures, config=vars(args), quick=args.quick)
+    config = {**vars(args), "corpus": os.path.relpath(args.corpus, HERE.parent)}
+    results_json.record("torch_stream", figures, config=config, quick=args.quick)
 
 
 if __name__ == "__main__":
