@@ -220,6 +220,66 @@ def test_state_is_the_batch_handed_over_not_the_prefetched_ones(paths: list[str]
         assert inner.state_dict()["batch_id"] == 2
 
 
+DEDUP = {"quality": False, "near_dedup": {"threshold": 0.7}, "pii": True}  # exact + near dedup
+
+
+@pytest.mark.parametrize(("workers", "every"), [(0, 5), (2, 1), (2, 5)])
+def test_worker_checkpoints_restore_the_dedup_state(
+    paths: list[str], tmp_path: Path, workers: int, every: int
+) -> None:
+    """With worker_checkpoints=True each slot's dedup state survives the resume: the stream of
+    a deduplicating pipeline equals the uninterrupted one through three resumes (without the
+    files, documents that repeat ones consumed before a resume would pass again)."""
+    with stream(paths, pipeline=lmd.FusedPipeline(**DEDUP)) as pipe:
+        reference = [key(b) for b in _loader(pipe.as_torch_dataset(), workers, every)]
+    assert sum(len(k[2]) for k in reference) < DOCS  # duplicates were dropped
+    committed: list[Any] = []
+    base = tmp_path / "run.torch"
+    for cut in (5, 11, 20, None):
+        with stream(paths, pipeline=lmd.FusedPipeline(**DEDUP), prefetch=3) as pipe:
+            ds = pipe.as_torch_dataset(checkpoint=base, durable=False, worker_checkpoints=True)
+            loader = _loader(ds, workers, every)
+            saved = ds.committed()
+            if saved is not None:
+                loader.load_state_dict(saved["loader"])
+            batches = iter(loader)
+            for batch in batches:
+                committed.append(key(batch))
+                if len(committed) == cut:
+                    ds.commit({"loader": loader.state_dict(), "step": cut})
+                    for _ in range(3):  # consumed after the commit, then the "crash"
+                        committed.append(key(next(batches)))
+                    break
+            del batches, loader
+            if cut is not None:
+                committed = committed[:cut]
+    assert committed == reference
+    slot_files = sorted(p.name for p in tmp_path.glob("run.torch.slot*.meta"))
+    assert len(slot_files) == max(1, workers)
+
+
+def test_worker_checkpoints_refuse_a_state_older_than_the_files(
+    paths: list[str], tmp_path: Path
+) -> None:
+    base = tmp_path / "run.torch"
+    with stream(paths, pipeline=lmd.FusedPipeline(**DEDUP)) as pipe:
+        ds = pipe.as_torch_dataset(checkpoint=base, durable=False, worker_checkpoints=True)
+        batches = iter(DataLoader(ds, batch_size=None))
+        first = next(batches)
+        for _ in range(3):
+            batch = next(batches)
+        ds.commit({0: batch.state})
+        next(batches)  # the slot's own file is committed up to the acknowledged batch 3
+        del batches
+        old = pipe.as_torch_dataset(
+            checkpoint=base, durable=False, worker_checkpoints=True, resume={0: first.state}
+        )
+        with pytest.raises(lmd.ConfigError, match="after the state being resumed"):
+            next(iter(DataLoader(old, batch_size=None)))
+        with pytest.raises(lmd.ConfigError, match="needs a checkpoint path"):
+            pipe.as_torch_dataset(worker_checkpoints=True)
+
+
 def test_load_state_dict_refuses_another_layout(paths: list[str]) -> None:
     with stream(paths) as pipe:
         ds = pipe.as_torch_dataset(rank=0, world_size=2)

@@ -1139,6 +1139,7 @@ class ResumablePipeline:
         checkpoint: str | os.PathLike[str] | None = None,
         resume: Any = None,
         durable: bool = True,
+        worker_checkpoints: bool = False,
     ) -> Any:
         """This stream as a ``torch.utils.data.IterableDataset`` (a
         ``luminamoon.data.torch_stream.StreamDataset``) sharded by rank x DataLoader worker,
@@ -1146,7 +1147,9 @@ class ResumablePipeline:
         ``"string_tensor"``, ``"dlpack"`` (offsets + payload tensors) or a callable taking a
         ``TorchStreamBatch`` (collate / tokenize). ``checkpoint``: the file
         ``StreamDataset.commit`` writes (default: this pipeline's checkpoint + ``".torch"``).
-        ``resume``: the committed state of an earlier run (same or changed layout)."""
+        ``resume``: the committed state of an earlier run (same or changed layout).
+        ``worker_checkpoints``: each worker keeps its dedup state in its own checkpoint file
+        (named after ``checkpoint``), so a resume restores it too."""
         self._check_open()
         from ._optional import require  # noqa: PLC0415 - torch is optional
 
@@ -1166,6 +1169,7 @@ class ResumablePipeline:
             checkpoint=checkpoint,
             resume=resume,
             durable=durable,
+            worker_checkpoints=worker_checkpoints,
         )
 
     # -- introspection -----------------------------------------------------------------------

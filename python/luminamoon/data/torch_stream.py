@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
 import os
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -49,6 +50,8 @@ __all__ = [
 
 STATE_VERSION = 1
 OUTPUTS = ("string_tensor", "dlpack")
+MAX_SLOTS = 4096  # world_size * num_workers with worker_checkpoints=True
+_ACK_BITS = 40  # an acknowledgement packs (slots << 40) | (batch_id + 1)
 
 
 @dataclass
@@ -346,6 +349,7 @@ class StreamDataset(torch.utils.data.IterableDataset[Any]):
         checkpoint: str | os.PathLike[str] | None = None,
         resume: Any = None,
         durable: bool = True,
+        worker_checkpoints: bool = False,
     ) -> None:
         super().__init__()
         if not callable(output) and output not in OUTPUTS:
@@ -360,6 +364,17 @@ class StreamDataset(torch.utils.data.IterableDataset[Any]):
         self._pin = pin_memory
         self._checkpoint = None if checkpoint is None else os.fspath(checkpoint)
         self._durable = durable
+        # worker_checkpoints: each slot's pipeline keeps its dedup state in its own checkpoint
+        # file, committed up to what the training loop committed (acknowledged through shared
+        # memory by commit()), and a resume replays the few batches between the two.
+        self._acks: Any = None
+        if worker_checkpoints:
+            if self._checkpoint is None:
+                raise ConfigError(
+                    "as_torch_dataset: worker_checkpoints=True needs a checkpoint path (the "
+                    "per-worker files are named after it)"
+                )
+            self._acks = multiprocessing.RawArray("q", MAX_SLOTS)
         # What this copy resumes from: the merged tails of an elastic resume (pool), or the
         # exact per-slot states of an unchanged layout (by slot), decided when the slot is known.
         self._resume_states: list[dict[str, Any]] = []
@@ -479,20 +494,73 @@ class StreamDataset(torch.utils.data.IterableDataset[Any]):
         if pipe is not None:
             pipe.close()
 
+    def worker_checkpoint(self, state: Mapping[str, Any]) -> str:
+        """The checkpoint file of the slot whose state is ``state`` (``worker_checkpoints=True``):
+        ``<checkpoint>.slot<S>-of-<N>.<tails digest>.meta``; the digest of the slot's starting
+        tails gives every layout (and every elastic redistribution) its own files."""
+        tails = "".join(f"{int(i)}:{bytes(c).hex()};" for i, c in state["tails"])
+        digest = hashlib.sha256(tails.encode()).hexdigest()[:12]
+        return f"{self._checkpoint}.slot{state['slot']}-of-{state['slots']}.{digest}.meta"
+
     def _open(self, start: dict[str, Any]) -> Any:
         recipe = self._recipe
         backend = impl
         tails = [(i, backend.StreamCoordinate.from_bytes(c)) for i, c in start["tails"]]
+        own = None
+        if self._acks is not None:
+            own = self.worker_checkpoint(start)
         pipe = ResumablePipeline(
             recipe.sources,
             recipe.pipeline,
-            checkpoint=None,
+            checkpoint=own,
             shards=tails,
+            durable=self._durable,
             **recipe.options,
         )
-        if start["pipeline"] is not None:
-            pipe.load_state_dict(start["pipeline"])
+        try:
+            if own is None:
+                if start["pipeline"] is not None:
+                    pipe.load_state_dict(start["pipeline"])
+            else:
+                self._catch_up(pipe, start, own)
+        except BaseException:
+            pipe.close()
+            raise
         return pipe
+
+    @staticmethod
+    def _catch_up(pipe: Any, start: dict[str, Any], own: str) -> None:
+        """The slot's file holds a commit at or before the state's batch: replay the batches in
+        between (deterministic from that commit, dedup state included) and commit them."""
+        target = -1 if start["pipeline"] is None else int(start["pipeline"]["batch_id"])
+        if pipe.committed_batch_id > target:
+            raise ConfigError(
+                f"{own}: this worker checkpoint is at batch {pipe.committed_batch_id}, after the "
+                f"state being resumed (batch {target}); resume from the last state commit() "
+                "wrote, or start with a new checkpoint path"
+            )
+        if pipe.committed_batch_id < target:
+            for batch in pipe:
+                if batch.batch_id == target:
+                    pipe.commit(target)
+                    break
+        if start["pipeline"] is not None and (
+            pipe.committed_batch_id != target
+            or pipe.committed_coordinate.to_bytes() != bytes(start["pipeline"]["coordinate"])
+        ):
+            raise ConfigError(
+                f"{own}: replaying to batch {target} did not reach the state's position; the "
+                "sources changed since the state was saved"
+            )
+
+    def _acknowledged(self, pipe: Any, slot: int, slots: int, handed: int) -> None:
+        """Commits the slot's own checkpoint up to the batch the training loop committed."""
+        value = int(self._acks[slot]) if slot < MAX_SLOTS else 0
+        if value >> _ACK_BITS != slots:
+            return
+        target = (value & ((1 << _ACK_BITS) - 1)) - 1
+        if pipe.committed_batch_id < target <= handed:
+            pipe.commit(target)
 
     def __iter__(self) -> Iterator[Any]:
         slot, slots = self._layout()
@@ -502,14 +570,26 @@ class StreamDataset(torch.utils.data.IterableDataset[Any]):
         self._handed = dict(start)
         if not start["tails"]:
             return
+        if self._acks is not None and slot >= MAX_SLOTS:
+            raise ConfigError(f"worker_checkpoints=True supports {MAX_SLOTS} slots, not {slots}")
         pipe = self._pipe = self._open(start)
         in_main = torch.utils.data.get_worker_info() is None
         try:
             for batch in pipe:
-                # Handed over: the worker's position moves past it (in memory); whether the
-                # training loop finished it is what the loader's / the loop's state records.
-                pipe.commit(batch.batch_id)
-                state = {**start, "pipeline": pipe.state_dict()}
+                if self._acks is None:
+                    # Handed over: the worker's position moves past it (in memory); whether the
+                    # training loop finished it is what the loader's / the loop's state records.
+                    pipe.commit(batch.batch_id)
+                    inner = pipe.state_dict()
+                else:
+                    # The slot's file commits only what the loop acknowledged (commit()).
+                    self._acknowledged(pipe, slot, slots, batch.batch_id)
+                    inner = {
+                        **pipe.state_dict(),
+                        "batch_id": batch.batch_id,
+                        "coordinate": batch.end.to_bytes(),
+                    }
+                state = {**start, "pipeline": inner}
                 self._handed = state
                 yield self._deliver(slot, batch, state, in_main)
         finally:
@@ -557,6 +637,13 @@ class StreamDataset(torch.utils.data.IterableDataset[Any]):
             raise ConfigError("StreamDataset.commit: the state holds no luminamoon worker state")
         document = {"format": "luminamoon-torch-stream", "state": _encode(state)}
         _write_atomic(self._checkpoint, json.dumps(document).encode(), self._durable)
+        if self._acks is not None:  # after the write: a worker file never runs ahead of it
+            for worker in worker_states(state):
+                inner = worker.get("pipeline")
+                slot = int(worker["slot"])
+                if inner is not None and slot < MAX_SLOTS:
+                    value = (int(worker["slots"]) << _ACK_BITS) | (int(inner["batch_id"]) + 1)
+                    self._acks[slot] = max(int(self._acks[slot]), value)
 
     def committed(self) -> Any:
         """The last committed state in ``checkpoint`` (None when nothing was committed)."""
