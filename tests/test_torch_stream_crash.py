@@ -1,5 +1,7 @@
 """SIGKILL a training loop that reads ResumablePipeline through a torch StatefulDataLoader with
-0, 1 and 2 workers; the stream must go on exactly (issue #11, section 4, torch path).
+0, 1 and 2 workers; the stream must go on exactly (issue #11, section 4, torch path). The
+pipeline deduplicates (exact + near) with ``worker_checkpoints=True``: every worker's dedup state
+lives in its own checkpoint file and must come back exactly too.
 
 Per worker count: one uninterrupted reference run in this process, then a chain of children
 (``torch_crash_child.py``) that commit ``{"loader": loader.state_dict(), "step": step}`` every 3

@@ -5,8 +5,10 @@ Run as ``python torch_crash_child.py BACKEND DATA STATE LOG WORKERS``: it resume
 last committed to STATE (``loader.load_state_dict``), then per step "trains" (a short sleep),
 appends ``Y <step> <slot> <batch_id> <ids>`` to LOG and, every ``EVERY`` steps, sleeps again (the
 window between the optimizer step and the commit), commits ``{"loader": loader.state_dict(),
-"step": step}`` with ``StreamDataset.commit``, appends ``C <step>`` and writes ``committed`` to
-stderr (what the parent times kills from). At the end it commits and writes ``D <step>``.
+"step": step}`` with ``StreamDataset.commit`` (which lets every worker commit its own dedup
+checkpoint up to there: ``worker_checkpoints=True``), appends ``C <step>`` and writes
+``committed`` to stderr (what the parent times kills from). At the end it commits and writes
+``D <step>``.
 
 Imported by the parent for :func:`make_dataset` and :func:`loader`; nothing runs on import.
 """
@@ -35,11 +37,14 @@ MAX_RUNTIME_S = 60.0
 def make_dataset(lmd: Any, data: Path, state: Path) -> tuple[Any, Any]:
     """(pipeline, dataset) every child and the parent's uninterrupted reference read."""
     sources = sorted(str(p) for p in data.iterdir())
-    pipeline = lmd.FusedPipeline(quality=False, exact_dedup=None, near_dedup=None, pii=True)
+    # Exact + near dedup: each worker keeps their state in its own checkpoint file
+    # (worker_checkpoints=True), so a resume must restore it exactly or the stream changes.
+    pipeline = lmd.FusedPipeline(quality=False, near_dedup={"threshold": 0.7}, pii=True)
     pipe = lmd.ResumablePipeline(
         sources, pipeline, checkpoint=None, batch_size=BATCH, prefetch=2, fields=["id"]
     )
-    return pipe, pipe.as_torch_dataset(checkpoint=state, durable=False)
+    # SIGKILL, not power loss: the page cache survives a process crash (docs/checkpoint.md).
+    return pipe, pipe.as_torch_dataset(checkpoint=state, durable=False, worker_checkpoints=True)
 
 
 def _die_with_parent(_: int) -> None:
