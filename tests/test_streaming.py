@@ -380,14 +380,28 @@ def test_the_resume_example_of_the_docs_runs(tmp_path: Path) -> None:
     exec(block.replace("/tmp/lm-stream-demo", str(tmp_path)), {})
 
 
-def test_a_hugging_face_iterable_dataset_resumes_by_skipping(tmp_path: Path) -> None:
+@pytest.mark.parametrize("shuffle", [None, 3])
+def test_a_hugging_face_iterable_dataset_resumes_exactly(
+    tmp_path: Path, shuffle: int | None
+) -> None:
+    """Without a shuffle through its own state_dict()/load_state_dict() (saved beside the
+    checkpoint), with one by skipping records; the same stream either way."""
     datasets = pytest.importorskip("datasets")
     records = sc.documents(90)
-    dataset = datasets.Dataset.from_list(records).to_iterable_dataset()
-    with make(dataset, tmp_path, "iterable", name="full", batch_size=8) as pipe:
+    dataset = datasets.Dataset.from_list(records).to_iterable_dataset(num_shards=3)
+    kw = {"batch_size": 8, "shuffle": shuffle, "shuffle_buffer": 20}
+    with make(dataset, tmp_path, "iterable", name="full", **kw) as pipe:
         full = consume(pipe)
-    with make(dataset, tmp_path, "iterable", name="cut", batch_size=8) as pipe:
+    with make(dataset, tmp_path, "iterable", name="cut", **kw) as pipe:
         first = consume(pipe, stop=5, only=4)
-    with make(dataset, tmp_path, "iterable", name="cut", batch_size=8) as pipe:
+    companion = tmp_path / "cut" / "train.meta.source_state"
+    assert companion.exists() == (shuffle is None)
+
+    def no_skip(n: int) -> None:
+        raise AssertionError("resumed by skipping although the dataset has a state_dict")
+
+    if shuffle is None:
+        dataset.skip = no_skip  # type: ignore[method-assign]
+    with make(dataset, tmp_path, "iterable", name="cut", **kw) as pipe:
         rest = consume(pipe)
     assert first[:5] + rest == full

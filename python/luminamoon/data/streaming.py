@@ -19,7 +19,9 @@ come out identical.
 from __future__ import annotations
 
 import contextlib
+import copy
 import glob
+import json
 import os
 import queue
 import random
@@ -142,6 +144,8 @@ class _Raw:
     # Processed already on the native prefetch thread: (PipelineResult | None, entries staged
     # in the exact and the near deduplicator)
     ready: tuple[Any, int, int] | None = None
+    # An iterable shard with its own state_dict(): (shard, records consumed, its state) at end
+    source_state: tuple[int, int, Any] | None = None
 
 
 @dataclass
@@ -161,6 +165,7 @@ class _Produced:
     batch_id: int
     batch: StreamBatch
     staged: tuple[int, int]  # entries the batch staged in the exact / near deduplicator
+    source_state: tuple[int, int, Any] | None = None  # _Raw.source_state
 
 
 @dataclass
@@ -190,6 +195,9 @@ class _Plan:
     pipeline: Any  # FusedPipeline or None
     state_lock: threading.Lock
     native_depth: int = 0  # > 0: text shards are read and processed on a native thread
+    # The committed (shard, records, state) of an iterable shard resumed by its own
+    # load_state_dict() (the companion file <checkpoint>.source_state; docs/streaming.md)
+    source_state: tuple[int, int, Any] | None = None
     stats: dict[str, int] = field(default_factory=dict)
     issues: list[str] = field(default_factory=list)
 
@@ -404,7 +412,19 @@ def _iterable_batches(
     source = shard.iterable
     local = here.byte_offset
     rows = here.global_row_idx
-    if local and callable(getattr(source, "skip", None)) and not isinstance(source, Iterator):
+    # The source's own resumable state (a Hugging Face IterableDataset has one); not with a
+    # shuffle, whose resume point is a block start, not a batch end.
+    stateful = (
+        plan.shuffle is None
+        and not isinstance(source, Iterator)
+        and callable(getattr(source, "state_dict", None))
+        and callable(getattr(source, "load_state_dict", None))
+    )
+    saved = plan.source_state
+    if local and stateful and saved is not None and saved[:2] == (index, local):
+        source.load_state_dict(copy.deepcopy(saved[2]))
+        iterator = iter(source)
+    elif local and callable(getattr(source, "skip", None)) and not isinstance(source, Iterator):
         iterator = iter(source.skip(local))
     else:
         iterator = iter(source)
@@ -446,6 +466,8 @@ def _iterable_batches(
                 coordinates.append(
                     _coordinate(backend, shard_id=index, byte_offset=local, global_row_idx=rows)
                 )
+            # The source's state after this batch's last record, before the look-ahead below.
+            state = source.state_dict() if stateful and len(texts) == plan.batch_size else None
             # One item ahead: the batch that takes the last record ends at the next shard.
             item = next(iterator, _MISSING)
             if len(texts) == plan.batch_size or (item is _MISSING and (texts or records)):
@@ -457,7 +479,10 @@ def _iterable_batches(
                     end = _coordinate(
                         backend, shard_id=index, byte_offset=local, global_row_idx=rows
                     )
-                yield _Raw(texts, fields, coordinates, end, records)
+                raw = _Raw(texts, fields, coordinates, end, records)
+                if state is not None and item is not _MISSING:
+                    raw.source_state = (index, local, copy.deepcopy(state))
+                yield raw
                 texts, coordinates, records = [], [], 0
                 fields = {name: [] for name in plan.fields}
     finally:
@@ -641,7 +666,9 @@ def _produce(plan: _Plan, start: Any, first_batch: int) -> Generator[_Produced, 
     batch_id = first_batch
     try:
         for raw in raws:
-            yield _finish(plan, raw, batch_id)
+            produced = _finish(plan, raw, batch_id)
+            produced.source_state = raw.source_state
+            yield produced
             batch_id += 1
     finally:
         raws.close()
@@ -792,6 +819,8 @@ class ResumablePipeline:
         self._order = self._assignment(shards, shuffle)
         self._fields = list(fields)
         self._shuffle = shuffle
+        self._checkpoint = None if checkpoint is None else os.fsdecode(os.fspath(checkpoint))
+        self._durable = durable
         if checkpoint is not None:
             path = os.fspath(checkpoint)
             parent = os.path.dirname(path)
@@ -905,6 +934,7 @@ class ResumablePipeline:
             self._epoch = epoch
             self._committed_id = batch_id
             self._committed_end = coordinate
+            self._plan.source_state = self._read_source_state(epoch)
         else:
             self._epoch = 0
             self._committed_id = -1
@@ -914,8 +944,71 @@ class ResumablePipeline:
                 if first is not None
                 else backend.StreamCoordinate(shard_id=len(self._shards))
             )
-        self._yielded: list[tuple[int, Any, tuple[int, int]]] = []  # uncommitted, in order
+        # uncommitted, in order: (batch id, end, staged entries, source state)
+        self._yielded: list[tuple[int, Any, tuple[int, int], Any]] = []
         self._exhausted = False
+
+    # -- the companion of an iterable shard's own state ---------------------------------------
+    #
+    # <checkpoint>.source_state (JSON) holds the state_dict() of an iterable source (a Hugging
+    # Face IterableDataset) at the end of the committed batch, tagged with the epoch of that
+    # commit, and the entry of the commit before. It is written (atomically: a temporary file,
+    # fsync, rename) before the slot: a crash in between leaves the new entry of an epoch that
+    # never became active, and the previous entry still matches the active slot. An entry is
+    # used only when its epoch, shard and record count match the committed coordinate; otherwise
+    # the source is resumed by skipping records, which gives the same stream, only slower.
+
+    def _source_state_path(self) -> str | None:
+        if self._tracker is None or self._checkpoint is None:
+            return None
+        return self._checkpoint + ".source_state"
+
+    def _read_source_state(self, epoch: int) -> tuple[int, int, Any] | None:
+        path = self._source_state_path()
+        if path is None or not os.path.exists(path):
+            return None
+        try:
+            with open(path, encoding="utf-8") as f:
+                entries = json.load(f)["entries"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return None  # unreadable: resume by skipping records (same stream)
+        for entry in entries:
+            if isinstance(entry, dict) and entry.get("epoch") == epoch:
+                return (int(entry["shard"]), int(entry["records"]), entry["state"])
+        return None
+
+    def _write_source_state(self, epoch: int, state: tuple[int, int, Any]) -> None:
+        path = self._source_state_path()
+        if path is None:
+            return
+        entries = [{"epoch": epoch, "shard": state[0], "records": state[1], "state": state[2]}]
+        previous = self._plan.source_state
+        if previous is not None:
+            entries.append(
+                {
+                    "epoch": self._epoch,
+                    "shard": previous[0],
+                    "records": previous[1],
+                    "state": previous[2],
+                }
+            )
+        try:
+            data = json.dumps({"version": 1, "entries": entries})
+        except (TypeError, ValueError):
+            return  # not JSON: this source resumes by skipping records
+        temp = path + ".partial"
+        with open(temp, "w", encoding="utf-8") as f:
+            f.write(data)
+            f.flush()
+            if self._durable:
+                os.fsync(f.fileno())
+        os.replace(temp, path)
+        if self._durable:
+            fd = os.open(os.path.dirname(path) or ".", os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
 
     # -- iteration -----------------------------------------------------------------------------
 
@@ -939,7 +1032,7 @@ class ResumablePipeline:
             self._stop_producer()
             raise item.error
         assert isinstance(item, _Produced)
-        self._yielded.append((item.batch_id, item.batch.end, item.staged))
+        self._yielded.append((item.batch_id, item.batch.end, item.staged, item.source_state))
         return item.batch
 
     def _start_producer(self) -> None:
@@ -985,7 +1078,10 @@ class ResumablePipeline:
         end = covered[-1][1]
         exact = sum(y[2][0] for y in covered)
         near = sum(y[2][1] for y in covered)
+        source_state = covered[-1][3]
         if self._tracker is not None:
+            if source_state is not None:
+                self._write_source_state(self._tracker.epoch + 1, source_state)
             with self._plan.state_lock:
                 if self._pipeline is not None:
                     if self._pipeline.exact_dedup is not None:
@@ -1009,6 +1105,7 @@ class ResumablePipeline:
         del self._yielded[: position + 1]
         self._committed_id = batch_id
         self._committed_end = end
+        self._plan.source_state = source_state
         return int(self._epoch)
 
     def rollback(self) -> None:
@@ -1081,6 +1178,8 @@ class ResumablePipeline:
             "shuffle": self._shuffle,
             "shuffle_buffer": self._shuffle_buffer,
             "batch_size": self._batch_size,
+            # an iterable shard's own state at the committed position (JSON-like), or None
+            "source_state": copy.deepcopy(self._plan.source_state),
         }
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
@@ -1121,6 +1220,8 @@ class ResumablePipeline:
             (int(i), backend.StreamCoordinate.from_bytes(bytes(c))) for i, c in state["assignment"]
         ]
         self._plan.order = self._order
+        saved = state.get("source_state")
+        self._plan.source_state = None if saved is None else tuple(saved)
         self._epoch = int(state["epoch"])
         self._committed_id = int(state["batch_id"])
         self._committed_end = backend.StreamCoordinate.from_bytes(bytes(state["coordinate"]))
