@@ -5,6 +5,7 @@ size (none lost, none repeated). docs/streaming.md, section "PyTorch"."""
 
 from __future__ import annotations
 
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -377,3 +378,12 @@ def test_commit_file_round_trip_and_errors(paths: list[str], tmp_path: Path) -> 
     (tmp_path / "bad.json").write_text("{not json")
     with pytest.raises(lmd.ConfigError, match=r"bad\.json: not a committed stream state"):
         ts.load_committed(tmp_path / "bad.json")
+
+
+def test_without_torch_the_extra_is_named(
+    paths: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with stream(paths) as pipe:
+        monkeypatch.setitem(sys.modules, "torch", None)  # import torch raises ImportError
+        with pytest.raises(ImportError, match=r"pip install 'luminamoon-data\[torch\]'"):
+            pipe.as_torch_dataset()
