@@ -862,6 +862,20 @@ class ResumablePipeline:
             raise
         self._closed = False
         self._finalizer = weakref.finalize(self, _stop_producer, [None])
+        # The recipe a torch DataLoader worker rebuilds the stream from (as_torch_dataset).
+        self._checkpoint_path = None if checkpoint is None else os.fspath(checkpoint)
+        self._torch_options: dict[str, Any] = {
+            "batch_size": batch_size,
+            "prefetch": prefetch,
+            "text_field": text_field,
+            "fields": list(fields),
+            "shuffle": shuffle,
+            "shuffle_buffer": shuffle_buffer,
+            "txt_mode": txt_mode,
+            "strict": strict,
+            "threads": threads,
+            "index_dir": index_dir,
+        }
 
     # -- construction helpers ------------------------------------------------------------------
 
@@ -1222,6 +1236,51 @@ class ResumablePipeline:
         self._committed_end = backend.StreamCoordinate.from_bytes(bytes(state["coordinate"]))
         self._yielded = []
         self._exhausted = False
+
+    # -- PyTorch -------------------------------------------------------------------------------
+
+    def as_torch_dataset(
+        self,
+        *,
+        rank: int | None = None,
+        world_size: int | None = None,
+        output: Any = "string_tensor",
+        pin_memory: bool = False,
+        checkpoint: str | os.PathLike[str] | None = None,
+        resume: Any = None,
+        durable: bool = True,
+        worker_checkpoints: bool = False,
+    ) -> Any:
+        """This stream as a ``torch.utils.data.IterableDataset`` (a
+        ``luminamoon.data.torch_stream.StreamDataset``) sharded by rank x DataLoader worker,
+        each with its own state; docs/streaming.md, section "PyTorch". ``output``:
+        ``"string_tensor"``, ``"dlpack"`` (offsets + payload tensors) or a callable taking a
+        ``TorchStreamBatch`` (collate / tokenize). ``checkpoint``: the file
+        ``StreamDataset.commit`` writes (default: this pipeline's checkpoint + ``".torch"``).
+        ``resume``: the committed state of an earlier run (same or changed layout).
+        ``worker_checkpoints``: each worker keeps its dedup state in its own checkpoint file
+        (named after ``checkpoint``), so a resume restores it too."""
+        self._check_open()
+        from ._optional import require  # noqa: PLC0415 - torch is optional
+
+        require("torch", "ResumablePipeline.as_torch_dataset")
+        from .torch_stream import make_dataset  # noqa: PLC0415 - imports torch
+
+        sources = [s.iterable if s.kind == "iterable" else s.name for s in self._shards]
+        return make_dataset(
+            self,
+            sources,
+            dict(self._torch_options),
+            self._checkpoint_path,
+            rank=rank,
+            world_size=world_size,
+            output=output,
+            pin_memory=pin_memory,
+            checkpoint=checkpoint,
+            resume=resume,
+            durable=durable,
+            worker_checkpoints=worker_checkpoints,
+        )
 
     # -- introspection -----------------------------------------------------------------------
 
