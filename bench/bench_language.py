@@ -15,10 +15,10 @@ datatrove 0.10.1's ``FT176LID`` does it: ``model.predict(text.replace("\\n", " "
 top label and its probability, one Python call per document.
 
 Figures: accuracy against the label per language and overall, agreement CLD2 vs fastText on
-the top language, and speed on one core (median of ``--repeat`` interleaved rounds): documents/s and MB/s
-for our native stage (``LanguageFilter.filter_batch``, threads=1), our fallback (the same CLD2
-through ctypes) and the fastText Python path. ``--json PATH`` writes them; results are also
-recorded in ``bench/results/language.json``.
+the top language, and speed on one core (median of ``--repeat`` interleaved rounds): documents/s
+and MB/s for our native stage (``LanguageFilter.filter_batch``, threads=1), our fallback (the
+same CLD2 through ctypes) and the fastText Python path. ``--json PATH`` writes them; results are
+also recorded in ``bench/results/language.json``.
 
 Run: ``.venv/bin/python bench/bench_language.py`` (needs ``requirements-bench.txt`` for the peer).
 """

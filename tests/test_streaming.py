@@ -6,7 +6,9 @@ from __future__ import annotations
 import gc
 import gzip
 import importlib
+import json
 import os
+import random
 import threading
 from pathlib import Path
 from typing import Any
@@ -407,19 +409,89 @@ def test_a_hugging_face_iterable_dataset_resumes_exactly(
     assert first[:5] + rest == full
 
 
-def test_index_dir_is_passed_to_the_reader(tmp_path: Path) -> None:
-    paths = sc.write_corpus(tmp_path / "d", "gz", 20, shards=1)
+def test_compressed_shards_keep_their_access_points_beside_the_checkpoint(tmp_path: Path) -> None:
+    """By default the ShardReader index lives in ``<checkpoint>.index``; ``index_dir=False``
+    keeps none; either way a resume yields the same stream."""
+    rng = random.Random(7)  # text that compresses poorly: many deflate blocks per shard
+    paths = []
+    for s in range(2):
+        lines = (
+            json.dumps({"id": i, "text": " ".join(f"{rng.getrandbits(40):x}" for _ in range(40))})
+            for i in range(s * 1500, (s + 1) * 1500)
+        )
+        path = tmp_path / f"part{s}.jsonl.gz"
+        path.write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
+        paths.append(str(path))
+    opts: dict[str, Any] = {"pipeline": None, "batch_size": 500, "index_spacing": 65536}
+    with make(paths, tmp_path, "gz", name="full", **opts) as pipe:
+        full = consume(pipe)
+    index = tmp_path / "full" / "train.meta.index"
+    assert sorted(p.suffix for p in index.iterdir()) == [".gzidx", ".gzidx"]  # one per shard
+    cut = len(full) - 2  # deep in the second shard: the resume starts at an access point
+    with make(paths, tmp_path, "gz", name="cut", **opts) as pipe:
+        first = consume(pipe, stop=cut, only=cut)
+    with make(paths, tmp_path, "gz", name="cut", **opts) as pipe:
+        rest = consume(pipe)
+    assert [b for b in first if b[0] <= cut] + rest == full
+    with make(paths, tmp_path, "gz", name="none", index_dir=False, **opts) as pipe:
+        assert consume(pipe) == full
+    assert not (tmp_path / "none" / "train.meta.index").exists()
+    with make(paths, tmp_path, "gz", name="own", index_dir=tmp_path / "idx", **opts) as pipe:
+        assert consume(pipe) == full
+    assert len(list((tmp_path / "idx").iterdir())) == 2
+    with pytest.raises(TypeError, match="index_dir"):
+        make(paths, tmp_path, "gz", name="bad", index_dir=3)
+
+
+def test_http_shard_resume_asks_only_for_bytes_after_the_commit(tmp_path: Path) -> None:
+    """An http(s) source read with Range requests: the resumed stream equals the uninterrupted
+    one, and after a commit at ~90% the server is asked only for bytes from there on."""
+    from http_range_server import RangeServer
+
+    records = sc.documents(400)
+    data = "".join(json.dumps(r) + "\n" for r in records).encode()
+    server = RangeServer()
     try:
-        lmd.ShardReader(paths, index_dir=str(tmp_path / "probe")).close()  # type: ignore[call-arg]
-        supported = True
-    except lmd.ConfigError:
-        supported = False  # the access-point index is not in this ShardReader yet
-    with make(paths, tmp_path, "gz", pipeline=None, index_dir=tmp_path / "idx") as pipe:
-        if supported:
-            assert [i for b in consume(pipe) for i in b[1]] == list(range(20))
-        else:
-            with pytest.raises(lmd.ConfigError, match="index_dir"):
-                consume(pipe)
+        server.put("train.jsonl", data)
+        url = server.url("train.jsonl")
+        with make(url, tmp_path, "jsonl", name="full", pipeline=None, batch_size=20) as pipe:
+            full = consume(pipe)
+        assert [i for b in full for i in b[1]] == list(range(400))
+        cut = 17  # of 20 batches
+        with make(url, tmp_path, "jsonl", name="cut", pipeline=None, batch_size=20) as pipe:
+            consume(pipe, stop=cut, only=cut)
+            offset = pipe.committed_coordinate.byte_offset
+        assert offset > 0.85 * len(data)
+        server.clear_log()
+        with make(url, tmp_path, "jsonl", name="cut", pipeline=None, batch_size=20) as pipe:
+            rest = consume(pipe)
+        assert rest == full[cut + 1 :]
+        starts = [int(r.split("=")[1].split("-")[0]) for r in server.ranges("train.jsonl") if r]
+        assert starts, server.ranges("train.jsonl")
+        # The first request of a reader learns the size and validators (byte 0 only); every
+        # other starts at the committed offset or later.
+        ranges = server.ranges("train.jsonl")
+        assert ranges[0] == "bytes=0-0"
+        assert starts[1:]
+        assert min(starts[1:]) >= offset, (offset, ranges)
+        # The remote file changed since the commit: an error naming it, not a silent restart.
+        with make(url, tmp_path, "jsonl", name="changed", pipeline=None, batch_size=20) as pipe:
+            consume(pipe, stop=cut, only=cut)
+        server.put("train.jsonl", data.replace(b"river", b"rivers"))
+        with make(url, tmp_path, "jsonl", name="changed", pipeline=None, batch_size=20) as pipe:
+            assert consume(pipe) == []  # nothing of the new version is mixed in
+            assert len(pipe.errors) == 1
+            assert url in pipe.errors[0]
+            assert "changed since it was first read" in pipe.errors[0]
+        with (
+            make(
+                url, tmp_path, "jsonl", name="changed", pipeline=None, batch_size=20, strict=True
+            ) as pipe,
+            pytest.raises(lmd.LuminaMoonError, match="remote shard changed"),
+        ):
+            consume(pipe)
+    finally:
+        server.close()
 
 
 def test_remaining_tails_split_between_new_readers_lose_and_repeat_nothing(

@@ -45,7 +45,7 @@ from ._optional import install_hint
 from .errors import ConfigError, RunError
 from .pipeline import STAGES, FusedPipeline
 from .run import RunSettings, _json_bytes, _rows_of, _write_atomic, build_pipeline_config
-from .run_inputs import InputStream, expand_inputs, preflight_text_field
+from .run_inputs import InputStream, expand_inputs, preflight_text_field, shard_size
 from .run_report import (
     REPORT_NAME,
     STATE_DIR,
@@ -639,7 +639,7 @@ def run(
     settings = RunSettings(
         inputs=[os.fsdecode(i) for i in inputs],
         shards=shards,
-        shard_bytes=[os.path.getsize(s) for s in shards],
+        shard_bytes=[shard_size(s) for s in shards],
         text_field=text_field,
         fields=fields,
         format=format,

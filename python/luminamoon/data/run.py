@@ -38,7 +38,7 @@ from typing import IO, Any
 from ._ffi import impl
 from .errors import CheckpointLockedError, ConfigError, RunError, RunInterruptedError
 from .pipeline import FusedPipeline, load_config_file
-from .run_inputs import Batch, InputStream, expand_inputs, preflight_text_field
+from .run_inputs import Batch, InputStream, expand_inputs, preflight_text_field, shard_size
 from .run_report import (
     REPORT_NAME,
     RUN_CONFIG_NAME,
@@ -585,7 +585,7 @@ def run(
     settings = RunSettings(
         inputs=[os.fsdecode(i) for i in inputs],
         shards=shards,
-        shard_bytes=[os.path.getsize(s) for s in shards],
+        shard_bytes=[shard_size(s) for s in shards],
         text_field=text_field,
         fields=fields,
         format=format,

@@ -13,6 +13,7 @@ import gzip
 import importlib
 import json
 import os
+import urllib.parse
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
@@ -27,6 +28,7 @@ __all__ = [
     "is_compressed",
     "is_parquet",
     "preflight_text_field",
+    "shard_size",
 ]
 
 _TEXT_SUFFIXES = (".jsonl", ".json", ".ndjson", ".txt")
@@ -64,6 +66,22 @@ def _is_jsonl_shard(path: str) -> bool:
             lower = lower[: -len(suffix)]
             break
     return lower.endswith((".jsonl", ".json", ".ndjson"))
+
+
+def is_url(path: str) -> bool:
+    """An ``http://`` or ``https://`` shard (ASCII case-insensitive scheme)."""
+    return path[:8].lower().startswith(("http://", "https://"))
+
+
+def shard_size(path: str) -> int:
+    """A shard's size when a run starts (a changed shard is detected on resume); -1 for a URL,
+    whose changes the reader detects by its ETag / Last-Modified (docs/readers.md)."""
+    return -1 if is_url(path) else os.path.getsize(path)
+
+
+def _url_name(url: str) -> str:
+    """The part of a URL its shard type comes from: the path, without query and fragment."""
+    return urllib.parse.urlsplit(url).path
 
 
 def is_compressed(path: str) -> bool:
@@ -112,6 +130,21 @@ def expand_inputs(inputs: Sequence[str | os.PathLike[str]]) -> list[str]:
     shards: list[str] = []
     for entry in inputs:
         pattern = os.fsdecode(entry)
+        if is_url(pattern):
+            # Read with HTTP/1.1 Range requests by ShardReader (docs/readers.md); never globbed.
+            name = _url_name(pattern)
+            if is_parquet(name):
+                raise RunError(
+                    f"input '{pattern}': .parquet over http(s) is not supported; download it "
+                    "first, or serve the shards as .jsonl / .txt (plain, .gz or .zst)"
+                )
+            if not _is_text_shard(name):
+                raise RunError(
+                    f"input '{pattern}': unknown shard type; supported over http(s): .jsonl, "
+                    ".json, .ndjson, .txt (plain, .gz or .zst)"
+                )
+            shards.append(pattern)
+            continue
         if any(c in pattern for c in _GLOB_CHARS):
             matches = sorted(p for p in glob.glob(pattern) if os.path.isfile(p))
             if not matches:

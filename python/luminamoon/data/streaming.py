@@ -763,6 +763,23 @@ class _Inline:
 # =============================================================================================
 
 
+def _index_dir_of(index_dir: object, checkpoint: str | os.PathLike[str] | None) -> str | None:
+    """The ShardReader ``index_dir``: a given path; ``None`` = ``<checkpoint>.index`` beside the
+    checkpoint (no index without a checkpoint); ``False`` = no index."""
+    if index_dir is False:
+        return None
+    if index_dir is None or index_dir is True:
+        if checkpoint is None:
+            return None
+        return os.fsdecode(os.fspath(checkpoint)) + ".index"
+    if not isinstance(index_dir, (str, os.PathLike)):
+        raise TypeError(
+            "ResumablePipeline: index_dir must be a path, None (beside the checkpoint) or False, "
+            f"got {type(index_dir).__name__}"
+        )
+    return os.fsdecode(os.fspath(index_dir))
+
+
 def _positive(name: str, value: object, minimum: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise ConfigError(f"ResumablePipeline: {name} must be an int >= {minimum}, got {value!r}")
@@ -799,7 +816,8 @@ class ResumablePipeline:
         strict: bool = False,
         threads: int = 0,
         durable: bool = True,
-        index_dir: str | os.PathLike[str] | None = None,
+        index_dir: str | os.PathLike[str] | bool | None = None,
+        index_spacing: int = 4 * 2**20,
     ) -> None:
         # Set first: close() and __del__ must work whatever fails below.
         self._closed = True
@@ -818,9 +836,10 @@ class ResumablePipeline:
             raise TypeError("ResumablePipeline: fields must be a sequence of names, not a str")
         if not isinstance(text_field, str) or not text_field:
             raise ConfigError("ResumablePipeline: text_field must be a non-empty str")
-        # Where a later ShardReader keeps its compressed-stream access points (the i11-io
-        # branch); accepted and passed through unchanged once the reader takes it.
-        self._index_dir = None if index_dir is None else os.fspath(index_dir)
+        # Where ShardReader keeps the access points of compressed shards and the validators of
+        # http(s) shards (docs/readers.md): by default beside the checkpoint, so a resume seeks
+        # near its coordinate instead of decompressing the prefix; False: none.
+        self._index_dir = _index_dir_of(index_dir, checkpoint)
         self._shards = _shards_of(sources)
         self._order = self._assignment(shards, shuffle)
         self._fields = list(fields)
@@ -852,9 +871,9 @@ class ResumablePipeline:
                 # The native backend reads text shards (and runs the pipeline over them) on a
                 # native thread one batch ahead of the Python prefetch queue.
                 native_depth=1 if self._prefetch and hasattr(backend, "ShardPrefetcher") else 0,
-                # index_dir goes to every ShardReader as is: the compressed-stream access-point
-                # index is ShardReader's (a parallel change); a reader without it says so.
-                reader_options={} if self._index_dir is None else {"index_dir": self._index_dir},
+                reader_options={}
+                if self._index_dir is None
+                else {"index_dir": self._index_dir, "index_spacing": index_spacing},
             )
             self._load_committed()
         except BaseException:
@@ -875,6 +894,7 @@ class ResumablePipeline:
             "strict": strict,
             "threads": threads,
             "index_dir": index_dir,
+            "index_spacing": index_spacing,
         }
 
     # -- construction helpers ------------------------------------------------------------------
