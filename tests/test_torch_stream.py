@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -166,8 +167,41 @@ def _loader(ds: Any, workers: int, every: int) -> Any:
 def test_stateful_dataloader_through_three_resumes(
     paths: list[str], tmp_path: Path, workers: int, every: int
 ) -> None:
-    with stream(paths) as pipe:
-        reference = [key(b) for b in _loader(pipe.as_torch_dataset(), workers, every)]
+    three_resumes(paths, tmp_path, workers, every, key)
+
+
+def text_key(batch: Any) -> tuple[int, int, tuple[object, ...]]:
+    return (batch.slot, batch.batch_id, tuple(batch.strings()))
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_stateful_dataloader_resumes_every_source_format(tmp_path: Path, workers: int) -> None:
+    """The same three resumes over shards of every kind at once: .txt, .parquet, .jsonl.gz,
+    .jsonl.zst (each resumes by its own coordinate fields) and a Python iterable; text shards
+    carry no id, so batches are compared by their texts."""
+    sources: list[Any] = []
+    for fmt in ("txt", "parquet", "gz", "zst"):
+        sources += sc.write_corpus(tmp_path / fmt, fmt, 36, shards=2)
+    sources.append(sc.documents(30))
+    three_resumes(sources, tmp_path, workers, 5, text_key, fields=[])
+
+
+def three_resumes(
+    paths: list[Any],
+    tmp_path: Path,
+    workers: int,
+    every: int,
+    key_of: Callable[[Any], tuple[int, int, tuple[object, ...]]],
+    **options: Any,
+) -> None:
+    """Commits after steps 7, 16 and 23, a "crash" 3 steps after each, a resume from the
+    committed loader state: the committed steps equal the uninterrupted run's."""
+
+    def make(**more: Any) -> Any:
+        return stream(paths, **options, **more)
+
+    with make() as pipe:
+        reference = [key_of(b) for b in _loader(pipe.as_torch_dataset(), workers, every)]
     assert len(reference) > 30
     committed: list[Any] = []
     saved = None
@@ -175,7 +209,7 @@ def test_stateful_dataloader_through_three_resumes(
     # Commit after steps 7, 16 and 23 (not multiples of 5: torchdata replays the steps since its
     # last snapshot), train 3 steps past each commit without committing, then "crash".
     for cut in (7, 16, 23, None):
-        with stream(paths, prefetch=3) as pipe:
+        with make(prefetch=3) as pipe:
             ds = pipe.as_torch_dataset(checkpoint=tmp_path / "run.torch", durable=False)
             loader = _loader(ds, workers, every)
             if saved is not None:
@@ -183,13 +217,13 @@ def test_stateful_dataloader_through_three_resumes(
             step = len(committed)
             batches = iter(loader)
             for batch in batches:
-                committed.append(key(batch))
+                committed.append(key_of(batch))
                 step += 1
                 if step == cut:
                     ds.commit({"loader": loader.state_dict(), "step": step})
                     states.append(ds.committed())
                     for _ in range(3):  # consumed after the commit: must come again
-                        committed.append(key(next(batches)))
+                        committed.append(key_of(next(batches)))
                     break
             del batches, loader  # the "crash": workers and prefetched batches are gone
             saved = ds.committed()

@@ -1,5 +1,6 @@
 """SIGKILL a training loop that reads ResumablePipeline through a torch StatefulDataLoader with
-0, 1 and 2 workers; the stream must go on exactly (issue #11, section 4, torch path). The
+0, 1 and 2 workers over .jsonl, .parquet, .jsonl.gz and .jsonl.zst shards; the stream must go on
+exactly (issue #11, section 4, torch path). The
 pipeline deduplicates (exact + near) with ``worker_checkpoints=True``: every worker's dedup state
 lives in its own checkpoint file and must come back exactly too.
 
@@ -59,19 +60,21 @@ def _committed(state: Path) -> int:
     return 0 if saved is None else int(saved["step"])
 
 
-@pytest.mark.parametrize("workers", [0, 1, 2])
+# Each worker count with a different shard format: the workers resume each format by its own
+# coordinate fields (byte offsets in the decompressed stream, Parquet row group and row).
+@pytest.mark.parametrize(("workers", "fmt"), [(0, "jsonl"), (1, "parquet"), (2, "gz"), (0, "zst")])
 def test_sigkill_anywhere_then_resume_gives_the_uninterrupted_steps(
-    tmp_path: Path, workers: int
+    tmp_path: Path, workers: int, fmt: str
 ) -> None:
     data = tmp_path / "data"
-    sc.write_corpus(data, "jsonl", child.DOCS, child.SHARDS)
+    sc.write_corpus(data, fmt, child.DOCS, child.SHARDS)
     pipe, ds = child.make_dataset(lmd, data, tmp_path / "ref.state")
     with pipe:
         reference = [child.describe(b) for b in child.loader(ds, workers)]
     assert len(reference) > 8 * child.EVERY
 
     state = tmp_path / "run.state"
-    rng = random.Random(f"torch-{workers}-{lmd.BACKEND}")
+    rng = random.Random(f"torch-{workers}-{fmt}-{lmd.BACKEND}")
     kills = harness.kill_count("LUMINAMOON_TORCH_CRASH_KILLS", 3)
     committed = 0
     consumed: list[str] = []  # committed steps of every run, in order
