@@ -49,7 +49,8 @@ def test_preset_defaults_are_fineweb_english() -> None:
 
 def test_metrics_are_languagefilters_and_only_with_the_preset() -> None:
     names = list(QF.metric_names())
-    assert "language" not in names and "language_score" not in names
+    assert "language" not in names
+    assert "language_score" not in names
     plain = QF().metrics(DE)
     assert list(plain) == names  # no CLD2 for the other presets
     m = QF(("default", "language")).metrics(DE)
@@ -65,7 +66,8 @@ def test_metrics_are_languagefilters_and_only_with_the_preset() -> None:
 def test_per_language_minimums_and_default_key() -> None:
     lf = lmd.LanguageFilter()
     mixed = lf.detect(MIXED)
-    assert mixed.language == "de" and 0.5 < mixed.score < 0.95
+    assert mixed.language == "de"
+    assert 0.5 < mixed.score < 0.95
     per = {"de": mixed.score + 0.01, "default": 0.5}
     f = QF("language", languages=["en", "de"], min_language_score=per)
     assert f.check(EN) is None
@@ -84,7 +86,8 @@ def test_per_language_minimums_and_default_key() -> None:
     assert g.rules == ("min_language_score",)
     assert g.check(MIXED) is None
     bilingual = lf.detect(EN + " " + RU)
-    assert bilingual.language == "ru" and bilingual.score < 0.99
+    assert bilingual.language == "ru"
+    assert bilingual.score < 0.99
     assert g.check(EN + " " + RU) is not None
     # both rules off: keeps everything, CLD2 still reports the metrics
     off = QF("language", languages=None, min_language_score=None)
@@ -100,15 +103,14 @@ def test_batch_counters_and_composition_with_other_presets() -> None:
     expected = [f.check(d) for d in docs]
     assert r.reasons == expected
     assert r.keep == [e is None for e in expected]
-    assert r.counters["languages"] == sum(
-        e is not None and e.rule == "languages" for e in expected
-    )
+    assert r.counters["languages"] == sum(e is not None and e.rule == "languages" for e in expected)
     assert list(r.counters) == ["total", "kept", "rejected", "languages", "min_language_score",
                                 *QF().rules]  # fmt: skip
-    assert r.keep[0] and r.keep[2] and not r.keep[1]
+    assert r.keep[:3] == [True, False, True]
     # "default" first: a short text fails min_words before CLD2 is asked
     rej = QF(("default", "language")).check("Der Hund.")
-    assert rej is not None and rej.rule == "min_words"
+    assert rej is not None
+    assert rej.rule == "min_words"
     # c4_lines hands its kept text to the language preset
     c4 = QF(("c4_lines", "language"), c4_min_sentences=None)
     assert c4.filter_batch([EN]).keep == [True]

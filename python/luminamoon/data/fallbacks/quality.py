@@ -19,6 +19,7 @@ from ..errors import ConfigError
 from . import _quality_tables as tables
 from ._arrow import is_arrow_object, iter_arrow_values
 from ._nocopy import NoCopy
+from .language import LanguageFilter
 from .suggest import did_you_mean
 from .words import count_sentences as _count_sentences
 from .words import flags_of, tokenize
@@ -554,6 +555,8 @@ def _c4_pass(text: str, s: dict[str, Setting], count_sentences: bool) -> _C4Pass
     kept: list[str] = []
     max_word_length = s["c4_max_word_length"]
     min_words = s["c4_min_words_per_line"]
+    assert max_word_length is None or isinstance(max_word_length, int)
+    assert min_words is None or isinstance(min_words, int)
     for raw in text.splitlines():
         out.lines += 1
         line = raw.strip()
@@ -680,8 +683,6 @@ def _score_message(where: str, value: object) -> str:
 
 def _language_filter(settings: dict[str, Setting], threads: int) -> Any:
     """The language preset's rules as a LanguageFilter (unknown codes: ConfigError)."""
-    from .language import LanguageFilter
-
     codes = settings["languages"]
     score = settings["min_language_score"]
     default = 0.0
@@ -692,7 +693,7 @@ def _language_filter(settings: dict[str, Setting], threads: int) -> Any:
                 default = value
             else:
                 per_language[code] = value
-    elif score is not None:
+    elif isinstance(score, (int, float)):
         default = float(score)
     return LanguageFilter(
         codes if isinstance(codes, list) else None,
@@ -819,7 +820,10 @@ class QualityFilter(NoCopy):
 
     def _check_language(self, text: str) -> Rejection | None:
         """The language preset's rules (LanguageFilter's judgement, as a Rejection)."""
-        if self._settings["languages"] in (None, []) and self._settings["min_language_score"] is None:
+        if (
+            self._settings["languages"] in (None, [])
+            and self._settings["min_language_score"] is None
+        ):
             return None
         d = self._language.detect(text.encode("utf-8"))
         r = self._language._judge(d)
