@@ -160,6 +160,18 @@ def test_pipeline_toml_round_trip(tmp_path: Path) -> None:
     assert q.quality.thresholds["min_language_score"] == {"en": 0.65, "default": 0.5}
     r = q.process([EN, DE, RU])
     assert list(r.dropped_by) == [0, 0, 3]  # 3: the quality stage
+    # a rule switched off (None) travels as "off"
+    off = lmd.FusedPipeline(
+        cleaner=False,
+        quality={"presets": ["language"], "languages": None, "min_language_score": 0.9},
+        exact_dedup=False,
+        near_dedup=False,
+        pii=False,
+    )
+    off.save_config(path)
+    again = lmd.FusedPipeline.from_config(path).quality
+    assert again.thresholds == {"languages": None, "min_language_score": 0.9}
+    assert again.rules == ("min_language_score",)
 
 
 # -- parity -------------------------------------------------------------------------------------
