@@ -33,6 +33,27 @@ QualitySetting to_setting(nb::handle value) {
     return d;
   }
   if (PyFloat_Check(obj)) return PyFloat_AsDouble(obj);
+  // The "language" preset: a list/tuple of codes, or a mapping of code -> score.
+  if (PyList_Check(obj) || PyTuple_Check(obj)) {
+    QualityLanguages codes;
+    for (nb::handle item : value) {
+      if (!PyUnicode_Check(item.ptr())) return std::string(nb::repr(value).c_str());
+      codes.emplace_back(nb::cast<std::string>(item));
+    }
+    return codes;
+  }
+  if (PyDict_Check(obj)) {
+    QualityLanguageScores scores;
+    for (auto [key, item] : nb::borrow<nb::dict>(value)) {
+      PyObject* v = item.ptr();
+      if (!PyUnicode_Check(key.ptr()) || PyBool_Check(v) || !(PyLong_Check(v) || PyFloat_Check(v)))
+        return std::string(nb::repr(value).c_str());
+      const double d = PyFloat_AsDouble(v);
+      if (d == -1.0 && PyErr_Occurred()) throw nb::python_error();
+      scores.emplace_back(nb::cast<std::string>(key), d);
+    }
+    return scores;
+  }
   return std::string(nb::repr(value).c_str());
 }
 
@@ -43,6 +64,17 @@ nb::object from_setting(const QualitySetting& setting) {
     nb::object operator()(std::int64_t v) const { return nb::int_(v); }
     nb::object operator()(double v) const { return nb::float_(v); }
     nb::object operator()(const std::string& v) const { return nb::str(v.data(), v.size()); }
+    nb::object operator()(const QualityLanguages& v) const {
+      nb::list out;
+      for (const std::string& code : v) out.append(nb::str(code.data(), code.size()));
+      return out;
+    }
+    nb::object operator()(const QualityLanguageScores& v) const {
+      nb::dict out;
+      for (const auto& [code, score] : v)
+        out[nb::str(code.data(), code.size())] = nb::float_(score);
+      return out;
+    }
   };
   return std::visit(Visitor{}, setting);
 }
@@ -173,7 +205,8 @@ void bind_quality(nb::module_& m) {
           nb::sig("def presets(self) -> tuple[str, ...]"))
       .def_prop_ro(
           "thresholds", [](const QualityFilter& f) { return settings_dict(f.thresholds()); },
-          nb::sig("def thresholds(self) -> dict[str, float | int | bool | None]"),
+          nb::sig("def thresholds(self) -> dict[str, float | int | bool | list[str] | dict[str, "
+                  "float] | None]"),
           "Every setting of the selected presets (defaults and overrides), in rule order.")
       .def_prop_ro(
           "rules",
@@ -193,7 +226,8 @@ void bind_quality(nb::module_& m) {
             }
             return out;
           },
-          nb::sig("def preset_defaults() -> dict[str, dict[str, float | int | bool | None]]"),
+          nb::sig("def preset_defaults() -> dict[str, dict[str, float | int | bool | list[str] | "
+                  "dict[str, float] | None]]"),
           "Every preset with its settings and their published defaults.")
       .def_static(
           "metric_names",
@@ -222,20 +256,27 @@ void bind_quality(nb::module_& m) {
             DocumentViews views(DocumentViews::LoneSurrogates::kSurrogatepass);
             const std::string_view document = views.add(text, "text");
             std::vector<std::pair<std::string_view, double>> values;
+            std::optional<LanguageDetection> language;
             {
               nb::gil_scoped_release release;
               values = f.metrics(document);
+              language = f.language_metrics(document);
             }
             nb::dict out;
             for (const auto& [name, value] : values) {
               out[nb::str(name.data(), name.size())] = nb::float_(value);
             }
+            if (language) {
+              out["language"] = nb::str(language->language.data(), language->language.size());
+              out["language_score"] = nb::float_(language->score);
+            }
             return out;
           },
           "text"_a,
           nb::sig("def metrics(self, text: str | bytes | bytearray | memoryview) -> "
-                  "dict[str, float]"),
-          "Every metric of the text (all presets, whichever are selected), by name.")
+                  "dict[str, float | str]"),
+          "Every metric of the text (all presets, whichever are selected), by name; with the "
+          "'language' preset also 'language' (CLD2 code) and 'language_score'.")
       .def(
           "check",
           [](const QualityFilter& f, nb::handle text) {

@@ -1,7 +1,8 @@
 // Fuzz target: the QualityFilter over arbitrary bytes (the document; invalid UTF-8 included).
 // Checks: every metric is finite and >= 0; the word tokens partition the document's
 // non-whitespace characters in order; check() agrees with filter_batch on one and two threads;
-// the c4_lines text is valid UTF-8 and equals clean_lines() for kept documents.
+// the c4_lines text is valid UTF-8 and equals clean_lines() for kept documents; the language
+// preset's metrics are LanguageFilter's and its decisions agree on one and two threads.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "luminamoon/data/language/language_filter.h"
 #include "luminamoon/data/quality/quality_filter.h"
 #include "quality/internal/text.h"
 
@@ -56,5 +58,24 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (a.texts[i] && !quality_internal::is_valid_utf8(*a.texts[i])) std::abort();
   }
   if (!quality_internal::is_valid_utf8(one.clean_lines(doc))) std::abort();
+
+  // The language preset (CLD2) on the c4_lines text: its metrics are LanguageFilter's detection,
+  // and its decisions do not depend on the thread count.
+  const std::vector<std::string_view> with_language = {"c4_lines", "language"};
+  const std::vector<std::pair<std::string_view, QualitySetting>> settings = {
+      {"c4_min_sentences", std::monostate{}},
+      {"languages", QualityLanguages{"en", "de", "un"}},
+      {"min_language_score", QualityLanguageScores{{"de", 0.5}, {"default", 0.3}}}};
+  const QualityFilter lang_one(with_language, settings, QualityFilterOptions{1});
+  const QualityFilter lang_two(with_language, settings, QualityFilterOptions{2});
+  if (lang_one.language_metrics(doc) != detect_language(doc)) std::abort();
+  const QualityBatchResult c = lang_one.filter_batch(batch);
+  const QualityBatchResult d = lang_two.filter_batch(batch);
+  if (c.keep != d.keep || c.reasons != d.reasons || c.texts != d.texts) std::abort();
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    if (c.reasons[i] != lang_one.check(batch[i])) std::abort();
+    const auto& r = c.reasons[i];
+    if (r && r->rule == "min_language_score" && !(r->value < r->threshold)) std::abort();
+  }
   return 0;
 }

@@ -77,6 +77,7 @@ def test_defaults_and_introspection() -> None:
         "c4",
         "c4_lines",
         "fineweb",
+        "language",
     }
     assert QF.preset_defaults()["gopher_quality"]["gopher_min_words"] == 50
     assert QF.preset_defaults()["fineweb"]["fineweb_min_line_punct_ratio"] == 0.12

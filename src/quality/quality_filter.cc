@@ -24,15 +24,26 @@ enum class Preset : std::uint8_t {
   kGopherRepetition,
   kC4,
   kC4Lines,
-  kFineWeb
+  kFineWeb,
+  kLanguage
 };
-constexpr std::array<std::string_view, 6> kPresetNames = {
-    "default", "gopher_quality", "gopher_repetition", "c4", "c4_lines", "fineweb"};
+constexpr std::array<std::string_view, 7> kPresetNames = {
+    "default", "gopher_quality", "gopher_repetition", "c4", "c4_lines", "fineweb", "language"};
 
 // kRatio: a float threshold; kCount: an int threshold; kFlag: a bool rule switch (or option);
-// kParam: an int parameter. A rule rejects when `metric comparison threshold`.
-enum class Kind : std::uint8_t { kRatio, kCount, kFlag, kParam };
+// kParam: an int parameter; kLanguages: a list of CLD2 codes; kLanguageScore: a score in [0, 1]
+// or a per-language mapping. A rule rejects when `metric comparison threshold`.
+enum class Kind : std::uint8_t { kRatio, kCount, kFlag, kParam, kLanguages, kLanguageScore };
 constexpr std::uint8_t kNoMetric = kMetricCount;
+// The language metrics are not part of Metrics (CLD2 runs only for the "language" preset).
+constexpr std::uint8_t kLanguageMetric = kMetricCount + 1;
+constexpr std::uint8_t kLanguageScoreMetric = kMetricCount + 2;
+
+std::string_view metric_name(std::uint8_t metric) {
+  if (metric == kLanguageMetric) return "language";
+  if (metric == kLanguageScoreMetric) return "language_score";
+  return kMetricNames[metric];
+}
 
 struct Spec {
   std::string_view name;
@@ -126,6 +137,12 @@ const std::vector<Spec>& specs() {
          '>'},
         {"fineweb_short_line_length", P::kFineWeb, K::kParam, i(30), kNoMetric, 0},
         {"fineweb_line_punct_exclude_zero", P::kFineWeb, K::kFlag, b(false), kNoMetric, 0},
+
+        // FineWeb's language rule (English, score >= 0.65), with CLD2's share of letters as the
+        // score (docs/quality.md, "language").
+        {"languages", P::kLanguage, K::kLanguages, QualitySetting(QualityLanguages{"en"}),
+         kLanguageMetric, '!'},
+        {"min_language_score", P::kLanguage, K::kLanguageScore, d(0.65), kLanguageScoreMetric, '<'},
     };
     return t;
   }();
@@ -165,6 +182,18 @@ std::string repr(const QualitySetting& value) {
       return buffer;
     }
     std::string operator()(const std::string& v) const { return v; }
+    std::string operator()(const QualityLanguages& v) const {
+      std::string out = "[";
+      for (const std::string& code : v) out += (out.size() > 1 ? ", '" : "'") + code + "'";
+      return out + "]";
+    }
+    std::string operator()(const QualityLanguageScores& v) const {
+      std::string out = "{";
+      for (const auto& [code, score] : v) {
+        out += (out.size() > 1 ? ", '" : "'") + code + "': " + (*this)(score);
+      }
+      return out + "}";
+    }
   };
   return std::visit(Visitor{}, value);
 }
@@ -172,6 +201,28 @@ std::string repr(const QualitySetting& value) {
 // Validates `value` for `spec`; returns the stored form (ratios as double).
 QualitySetting check_setting(const Spec& spec, const QualitySetting& value) {
   const std::string where = concat({"QualityFilter: ", spec.name});
+  if (spec.kind == Kind::kLanguages) {
+    if (!std::holds_alternative<std::monostate>(value) &&
+        !std::holds_alternative<QualityLanguages>(value)) {
+      throw InvalidArgument(
+          concat({where, " must be a list of language codes or None, got ", repr(value)}));
+    }
+    return value;  // codes are checked by the LanguageFilter built from them
+  }
+  if (spec.kind == Kind::kLanguageScore) {
+    if (std::holds_alternative<std::monostate>(value) ||
+        std::holds_alternative<QualityLanguageScores>(value)) {
+      return value;  // scores and codes are checked by the LanguageFilter built from them
+    }
+    if (std::holds_alternative<double>(value)) return value;
+    if (const auto* n = std::get_if<std::int64_t>(&value)) {
+      return QualitySetting(static_cast<double>(*n));
+    }
+    throw InvalidArgument(concat({where,
+                                  " must be a number, a mapping of language code to score (key "
+                                  "'default' for the others) or None, got ",
+                                  repr(value)}));
+  }
   if (spec.kind == Kind::kFlag) {
     if (!std::holds_alternative<bool>(value)) {
       throw InvalidArgument(concat({where, " must be True or False, got ", repr(value)}));
@@ -240,6 +291,18 @@ struct QualityFilter::Impl {
   std::int64_t short_line_length = 0;
   bool count_c4_sentences = true;
   bool exclude_zero_punct = false;
+  // The "language" preset: the rules as a LanguageFilter (nullopt when the preset is off).
+  std::optional<LanguageFilter> language;
+  bool language_rule = false;        // `languages` is on
+  bool language_score_rule = false;  // `min_language_score` is on
+
+  // The language preset's rules on one detection (LanguageFilter::judge, as a QualityRejection).
+  std::optional<QualityRejection> check_language(const LanguageDetection& d) const {
+    const std::optional<LanguageRejection> r = language->judge(d);
+    if (!r) return std::nullopt;
+    if (r->rule == "language") return QualityRejection{"languages", "language", d.score, 0, '!'};
+    return QualityRejection{"min_language_score", "language_score", d.score, r->threshold, '<'};
+  }
 
   const QualitySetting& setting(std::string_view name) const { return settings[spec_index(name)]; }
   std::int64_t int_setting(std::string_view name) const {
@@ -276,7 +339,7 @@ struct QualityFilter::Impl {
       failed = false;
     }
     if (!failed) return std::nullopt;
-    return QualityRejection{spec.name, kMetricNames[spec.metric], value, rule.threshold,
+    return QualityRejection{spec.name, metric_name(spec.metric), value, rule.threshold,
                             spec.comparison};
   }
 
@@ -331,6 +394,13 @@ struct QualityFilter::Impl {
         case Preset::kFineWeb:
           fineweb_metrics(s.doc, short_line_length, s.metrics, &stop);
           break;
+        case Preset::kLanguage:
+          // The text is valid UTF-8 here (repaired above), as LanguageFilter's detection needs.
+          if (language_rule || language_score_rule) {
+            rejection = check_language(detect_language_utf8(s.doc.text()));
+            if (rejection) return rejection;
+          }
+          continue;
         case Preset::kC4:
         case Preset::kC4Lines: {
           const bool lines = preset == Preset::kC4Lines;
@@ -421,8 +491,31 @@ QualityFilter::QualityFilter(
   m.short_line_length = m.int_setting("fineweb_short_line_length");
   m.count_c4_sentences = !std::holds_alternative<std::monostate>(m.setting("c4_min_sentences"));
   m.exclude_zero_punct = m.flag("fineweb_line_punct_exclude_zero");
+  if (std::find(m.presets.begin(), m.presets.end(), Preset::kLanguage) != m.presets.end()) {
+    LanguageFilterOptions lang;
+    lang.threads = options.threads;
+    if (const auto* codes = std::get_if<QualityLanguages>(&m.setting("languages"))) {
+      lang.languages = *codes;
+      m.language_rule = !codes->empty();
+    }
+    const QualitySetting& score = m.setting("min_language_score");
+    if (const auto* v = std::get_if<double>(&score)) {
+      lang.min_score = *v;
+      m.language_score_rule = true;
+    } else if (const auto* per = std::get_if<QualityLanguageScores>(&score)) {
+      for (const auto& [code, value] : *per) {
+        if (code == "default") {
+          lang.min_score = value;
+        } else {
+          lang.min_scores.emplace_back(code, value);
+        }
+      }
+      m.language_score_rule = true;
+    }
+    m.language.emplace(std::move(lang));  // unknown codes: ConfigError with a suggestion
+  }
   for (std::size_t k = 0; k < t.size(); ++k) {
-    if (t[k].metric == kNoMetric) continue;
+    if (t[k].metric == kNoMetric || t[k].preset == Preset::kLanguage) continue;
     const QualitySetting& s = m.settings[k];
     double threshold = 0;
     if (std::holds_alternative<std::monostate>(s)) continue;
@@ -470,6 +563,11 @@ std::vector<std::pair<std::string_view, double>> QualityFilter::metrics(
   out.reserve(kMetricCount);
   for (std::size_t k = 0; k < kMetricCount; ++k) out.emplace_back(kMetricNames[k], values[k]);
   return out;
+}
+
+std::optional<LanguageDetection> QualityFilter::language_metrics(std::string_view document) const {
+  if (!impl_->language) return std::nullopt;
+  return detect_language(document);
 }
 
 std::string QualityFilter::clean_lines(std::string_view document) const {
@@ -562,6 +660,7 @@ std::vector<std::string_view> QualityFilter::rules() const {
       const QualitySetting& s = impl_->settings[k];
       if (std::holds_alternative<std::monostate>(s)) continue;
       if (const auto* on = std::get_if<bool>(&s); on != nullptr && !*on) continue;
+      if (const auto* codes = std::get_if<QualityLanguages>(&s); codes && codes->empty()) continue;
       if (std::find(out.begin(), out.end(), t[k].name) == out.end()) out.push_back(t[k].name);
     }
   }

@@ -217,7 +217,7 @@ class QualityFilter:
     @property
     def presets(self) -> tuple[str, ...]: ...
     @property
-    def thresholds(self) -> dict[str, float | int | bool | None]:
+    def thresholds(self) -> dict[str, float | int | bool | list[str] | dict[str, float] | None]:
         """
         Every setting of the selected presets (defaults and overrides), in rule order.
         """
@@ -227,7 +227,9 @@ class QualityFilter:
         """The rules that are on, in the order they are checked."""
 
     @staticmethod
-    def preset_defaults() -> dict[str, dict[str, float | int | bool | None]]:
+    def preset_defaults() -> dict[
+        str, dict[str, float | int | bool | list[str] | dict[str, float] | None]
+    ]:
         """Every preset with its settings and their published defaults."""
 
     @staticmethod
@@ -240,9 +242,9 @@ class QualityFilter:
         The word tokens every word-based metric uses (spaCy English, as datatrove).
         """
 
-    def metrics(self, text: str | bytes | bytearray | memoryview) -> dict[str, float]:
+    def metrics(self, text: str | bytes | bytearray | memoryview) -> dict[str, float | str]:
         """
-        Every metric of the text (all presets, whichever are selected), by name.
+        Every metric of the text (all presets, whichever are selected), by name; with the 'language' preset also 'language' (CLD2 code) and 'language_score'.
         """
 
     def check(self, text: str | bytes | bytearray | memoryview) -> Rejection | None:

@@ -80,7 +80,7 @@ TEST(QualityFilter, SettingsAndRules) {
   EXPECT_EQ(std::count(rules.begin(), rules.end(), "max_char_entropy"), 0);
   EXPECT_EQ(rules.back(), "fineweb_max_newline_word_ratio");
   EXPECT_EQ(QualityFilter::metric_names().size(), f.metrics("x").size());
-  EXPECT_EQ(QualityFilter::preset_defaults().size(), 6u);
+  EXPECT_EQ(QualityFilter::preset_defaults().size(), 7u);
 }
 
 TEST(QualityFilter, DefaultPresetOnProseAndJunk) {

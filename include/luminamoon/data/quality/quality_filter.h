@@ -26,17 +26,27 @@
 #include <variant>
 #include <vector>
 
+#include "luminamoon/data/language/language_filter.h"
 #include "luminamoon/data/pipeline/document_batch.h"
 
 namespace luminamoon::data {
 
+// A list of language codes (the `languages` setting of the "language" preset).
+using QualityLanguages = std::vector<std::string>;
+// Per-language minimum scores, code -> score; the key "default" covers every other language
+// (the `min_language_score` setting of the "language" preset, given as a mapping).
+using QualityLanguageScores = std::vector<std::pair<std::string, double>>;
+
 // A threshold or parameter value. std::monostate is Python's None: it switches a rule off. A
 // std::string holds the printable form of a value of an unsupported type, which the constructor
 // rejects with InvalidArgument (after unknown names, which raise ConfigError, are reported).
-using QualitySetting = std::variant<std::monostate, bool, std::int64_t, double, std::string>;
+using QualitySetting = std::variant<std::monostate, bool, std::int64_t, double, std::string,
+                                    QualityLanguages, QualityLanguageScores>;
 
 // Why a document was rejected: the first rule it failed. `value comparison threshold` holds;
-// `comparison` is '<' for a minimum and '>' for a maximum. The names are static strings.
+// `comparison` is '<' for a minimum and '>' for a maximum. The "language" rule (the document's
+// language is not one of `languages`) has comparison '!', its language score as value and 0 as
+// threshold. The names are static strings.
 struct QualityRejection {
   std::string_view rule;
   std::string_view metric;
@@ -78,6 +88,9 @@ class QualityFilter {
   bool is_high_quality(std::string_view document) const { return !check(document).has_value(); }
   // Every metric (all presets, whichever are selected), in metric_names() order.
   std::vector<std::pair<std::string_view, double>> metrics(std::string_view document) const;
+  // CLD2's language and score of the document (LanguageFilter's detection, the same code) when
+  // the "language" preset is selected; nullopt otherwise (CLD2 is not run).
+  std::optional<LanguageDetection> language_metrics(std::string_view document) const;
   // The text after C4 line removal with this filter's c4 settings, whatever the decision.
   std::string clean_lines(std::string_view document) const;
   QualityBatchResult filter_batch(std::span<const std::string_view> documents) const;

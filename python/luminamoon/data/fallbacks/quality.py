@@ -19,6 +19,7 @@ from ..errors import ConfigError
 from . import _quality_tables as tables
 from ._arrow import is_arrow_object, iter_arrow_values
 from ._nocopy import NoCopy
+from .language import LanguageFilter
 from .suggest import did_you_mean
 from .words import count_sentences as _count_sentences
 from .words import flags_of, tokenize
@@ -26,7 +27,7 @@ from .words import flags_of, tokenize
 __all__ = ["METRIC_NAMES", "QualityFilter", "QualityResult", "Rejection"]
 
 TextLike: TypeAlias = str | bytes | bytearray | memoryview
-Setting: TypeAlias = float | int | bool | None
+Setting: TypeAlias = float | int | bool | list[str] | dict[str, float] | None
 
 # -- the presets ------------------------------------------------------------------------------
 # (name, kind, default, metric, comparison). kind: "ratio" (a float threshold), "count" (an int
@@ -104,9 +105,23 @@ _PRESETS: dict[str, tuple[_Spec, ...]] = {
         ("fineweb_short_line_length", "param", 30, "", ""),
         ("fineweb_line_punct_exclude_zero", "flag", False, "", ""),
     ),
+    # FineWeb's language rule (English, score >= 0.65) with CLD2's share of letters as the score;
+    # evaluated by LanguageFilter's code (docs/quality.md, "language").
+    "language": (
+        ("languages", "languages", ["en"], "language", "!"),
+        ("min_language_score", "language_score", 0.65, "language_score", "<"),
+    ),
 }
 _PRESETS["c4_lines"] = _PRESETS["c4"]  # the same rules; it also rewrites the text (see docs)
-_PRESET_NAMES = ("default", "gopher_quality", "gopher_repetition", "c4", "c4_lines", "fineweb")
+_PRESET_NAMES = (
+    "default",
+    "gopher_quality",
+    "gopher_repetition",
+    "c4",
+    "c4_lines",
+    "fineweb",
+    "language",
+)
 _SPECS: dict[str, _Spec] = {spec[0]: spec for name in _PRESET_NAMES for spec in _PRESETS[name]}
 _OWNER: dict[str, str] = {}
 for _preset in _PRESET_NAMES:
@@ -540,6 +555,8 @@ def _c4_pass(text: str, s: dict[str, Setting], count_sentences: bool) -> _C4Pass
     kept: list[str] = []
     max_word_length = s["c4_max_word_length"]
     min_words = s["c4_min_words_per_line"]
+    assert max_word_length is None or isinstance(max_word_length, int)
+    assert min_words is None or isinstance(min_words, int)
     for raw in text.splitlines():
         out.lines += 1
         line = raw.strip()
@@ -616,6 +633,25 @@ def _fineweb_metrics(doc: _Doc, short_line_length: int) -> dict[str, float]:
 def _check_setting(name: str, value: object) -> Setting:
     _, kind, _, _, _ = _SPECS[name]
     where = f"QualityFilter: {name}"
+    if kind == "languages":
+        if value is None:
+            return None
+        if not isinstance(value, (list, tuple)) or not all(isinstance(c, str) for c in value):
+            raise ValueError(f"{where} must be a list of language codes or None, got {value!r}")
+        return list(value)  # codes are checked by the LanguageFilter built from them
+    if kind == "language_score":
+        if value is None:
+            return None
+        if isinstance(value, dict):
+            if not all(
+                isinstance(k, str) and isinstance(v, (int, float)) and not isinstance(v, bool)
+                for k, v in value.items()
+            ):
+                raise ValueError(_score_message(where, value))
+            return {k: float(v) for k, v in value.items()}
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(_score_message(where, value))
+        return float(value)
     if kind == "flag":
         if not isinstance(value, bool):
             raise ValueError(f"{where} must be True or False, got {value!r}")
@@ -636,6 +672,35 @@ def _check_setting(name: str, value: object) -> Setting:
     if not low <= value <= _INT_LIMIT:
         raise ValueError(f"{where} must be in [{low}, 2**53], got {value!r}")
     return value
+
+
+def _score_message(where: str, value: object) -> str:
+    return (
+        f"{where} must be a number, a mapping of language code to score (key 'default' for the "
+        f"others) or None, got {value!r}"
+    )
+
+
+def _language_filter(settings: dict[str, Setting], threads: int) -> Any:
+    """The language preset's rules as a LanguageFilter (unknown codes: ConfigError)."""
+    codes = settings["languages"]
+    score = settings["min_language_score"]
+    default = 0.0
+    per_language: dict[str, float] = {}
+    if isinstance(score, dict):
+        for code, value in score.items():
+            if code == "default":
+                default = value
+            else:
+                per_language[code] = value
+    elif isinstance(score, (int, float)):
+        default = float(score)
+    return LanguageFilter(
+        codes if isinstance(codes, list) else None,
+        default,
+        min_scores=per_language,
+        threads=threads,
+    )
 
 
 def _unknown(kind: str, name: str, known: Sequence[str]) -> ConfigError:
@@ -689,6 +754,9 @@ class QualityFilter(NoCopy):
                 )
             settings[name] = _check_setting(name, value)
         self._settings = settings
+        self._language: Any = None
+        if "language" in active:
+            self._language = _language_filter(settings, threads)
 
     # -- introspection ----------------------------------------------------------------------
 
@@ -711,7 +779,8 @@ class QualityFilter(NoCopy):
         out: list[str] = []
         for preset in self._presets:
             for name, _, _, metric, _ in _PRESETS[preset]:
-                if metric and self._settings[name] not in (None, False) and name not in out:
+                on = self._settings[name] not in (None, False, [])
+                if metric and on and name not in out:
                     out.append(name)
         return tuple(out)
 
@@ -732,16 +801,37 @@ class QualityFilter(NoCopy):
 
     # -- evaluation -------------------------------------------------------------------------
 
-    def metrics(self, text: TextLike) -> dict[str, float]:
-        """Every metric of ``text`` (all presets, whichever are selected), by name."""
+    def metrics(self, text: TextLike) -> dict[str, float | str]:
+        """Every metric of ``text`` (all presets, whichever are selected), by name; with the
+        'language' preset also 'language' (CLD2 code) and 'language_score'."""
         doc = _Doc(_as_text(text, "metrics"))
         s = self._settings
-        out = _core_metrics(doc, s)
+        out: dict[str, float | str] = {}
+        out.update(_core_metrics(doc, s))
         out.update(_gopher_quality_metrics(doc))
         out.update(_gopher_repetition_metrics(doc))
         out.update(_c4_metrics(_c4_pass(doc.text, s, count_sentences=True)))
         out.update(_fineweb_metrics(doc, _int_setting(s, "fineweb_short_line_length")))
+        if self._language is not None:
+            d = self._language.detect(doc.text.encode("utf-8"))
+            out["language"] = d.language
+            out["language_score"] = d.score
         return out
+
+    def _check_language(self, text: str) -> Rejection | None:
+        """The language preset's rules (LanguageFilter's judgement, as a Rejection)."""
+        if (
+            self._settings["languages"] in (None, [])
+            and self._settings["min_language_score"] is None
+        ):
+            return None
+        d = self._language.detect(text.encode("utf-8"))
+        r = self._language._judge(d)
+        if r is None:
+            return None
+        if r.rule == "language":
+            return Rejection("languages", "language", d.score, 0.0, "!")
+        return Rejection("min_language_score", "language_score", d.score, r.threshold, "<")
 
     def _check(
         self, preset: str, values: dict[str, float], rule_filter: str = ""
@@ -750,9 +840,11 @@ class QualityFilter(NoCopy):
         for name, kind, _, metric, comparison in _PRESETS[preset]:
             if not metric or (rule_filter and name != rule_filter):
                 continue
-            threshold = s[name]
-            if threshold is None or threshold is False:
+            setting = s[name]
+            if setting is None or setting is False:
                 continue
+            assert isinstance(setting, (int, float))  # the language preset is not checked here
+            threshold: float = setting
             value = values[metric]
             if kind == "flag":
                 threshold = 0
@@ -781,6 +873,11 @@ class QualityFilter(NoCopy):
                 values = {"chars": float(len(doc.text)), **_gopher_repetition_metrics(doc)}
             elif preset == "fineweb":
                 values = _fineweb_metrics(doc, _int_setting(s, "fineweb_short_line_length"))
+            elif preset == "language":
+                rejection = self._check_language(doc.text)
+                if rejection is not None:
+                    return rejection, None
+                continue
             else:  # c4, c4_lines
                 p = _c4_pass(doc.text, s, count_sentences=s["c4_min_sentences"] is not None)
                 values = _c4_metrics(p)
