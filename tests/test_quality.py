@@ -256,7 +256,8 @@ def test_c4_min_sentences_counts_only_up_to_its_threshold() -> None:
             total = f.metrics(text)["c4_sentences"]
             rejection = f.check(text)
             if total < threshold:
-                assert rejection is not None and rejection.rule == "c4_min_sentences", (threshold, text)
+                assert rejection is not None, (threshold, text)
+                assert rejection.rule == "c4_min_sentences"
                 assert rejection.value == total
             else:
                 assert rejection is None, (threshold, text)

@@ -460,8 +460,8 @@ bool contains_any(std::string_view haystack, std::initializer_list<std::string_v
 
 }  // namespace
 
-void c4_pass(std::string_view text, const C4Options& options, double sentence_cap,
-             bool keep_lines, C4Pass& out, std::vector<Token>& scratch) {
+void c4_pass(std::string_view text, const C4Options& options, double sentence_cap, bool keep_lines,
+             C4Pass& out, std::vector<Token>& scratch) {
   out = C4Pass{};
   std::string cited;  // buffers reused from line to line
   std::string lowered;
