@@ -3,6 +3,7 @@
 // object that went in.
 #include <nanobind/stl/string.h>
 
+#include <cstring>
 #include <limits>
 
 #include "common.h"
@@ -87,11 +88,39 @@ nb::object utf8_str(std::string_view s) {
   return nb::steal(obj);
 }
 
+// Whether every tag is ASCII: then masking an ASCII str gives ASCII text.
+bool ascii_tags(const PiiMasker& masker) {
+  for (const std::string& tag : masker.options().tags) {
+    for (const char c : tag) {
+      if (static_cast<unsigned char>(c) >= 0x80) return false;
+    }
+  }
+  return true;
+}
+
 // The masked document as a str: the input object itself when it is a str that needs no change.
+// `ascii_tags`: see ascii_tags().
 nb::object result_str(nb::handle original, std::string_view input, bool changed,
-                      const std::string& out) {
-  if (changed) return utf8_str(out);
-  if (original.is_valid() && PyUnicode_Check(original.ptr())) return nb::borrow(original);
+                      const std::string& out, bool ascii_tags) {
+  const bool from_str = original.is_valid() && PyUnicode_Check(original.ptr());
+  if (changed) {
+#if !defined(Py_LIMITED_API)
+    // An ASCII str with ASCII tags gives ASCII text: copy it into a new compact ASCII str
+    // instead of decoding it (the decoder checks every byte; on PII-dense text, where every
+    // document changes, that check is most of the cost of the output). The limited API (the
+    // abi3 build) has no access to a str's buffer and always decodes.
+    if (ascii_tags && from_str && PyUnicode_IS_ASCII(original.ptr())) {
+      PyObject* obj = PyUnicode_New(static_cast<Py_ssize_t>(out.size()), 127);
+      if (obj == nullptr) throw nb::python_error();
+      std::memcpy(PyUnicode_1BYTE_DATA(obj), out.data(), out.size());
+      return nb::steal(obj);
+    }
+#else
+    (void)ascii_tags;
+#endif
+    return utf8_str(out);
+  }
+  if (from_str) return nb::borrow(original);
   return utf8_str(input);  // unchanged means valid UTF-8
 }
 
@@ -210,7 +239,7 @@ void bind_pii(nb::module_& m) {
               nb::gil_scoped_release release;
               changed = masker.mask(input, out, from_str);
             }
-            return result_str(text, input, changed, out);
+            return result_str(text, input, changed, out, ascii_tags(masker));
           },
           "text"_a, nb::sig("def mask(self, text: str | bytes | bytearray | memoryview) -> str"),
           "The text with every match replaced by its category's tag. Bytes are decoded as UTF-8 "
@@ -245,9 +274,10 @@ void bind_pii(nb::module_& m) {
             PyObject* list = PyList_New(static_cast<Py_ssize_t>(inputs.size()));
             if (list == nullptr) throw nb::python_error();
             result.texts = nb::steal<nb::list>(list);
+            const bool tags_ascii = ascii_tags(masker);
             for (std::size_t i = 0; i < inputs.size(); ++i) {
               nb::handle original = originals.is_valid() ? nb::handle(originals[i]) : nb::handle();
-              nb::object s = result_str(original, inputs[i], changed[i] != 0, out[i]);
+              nb::object s = result_str(original, inputs[i], changed[i] != 0, out[i], tags_ascii);
               std::string().swap(out[i]);
               PyList_SetItem(list, static_cast<Py_ssize_t>(i), s.release().ptr());
             }

@@ -447,6 +447,35 @@ def test_custom_tags() -> None:
     assert lmd.PIIMasker(tags={"IP_ADDRESS": "🔒"}).mask("8.8.8.8") == "🔒"
 
 
+def test_output_str_of_every_kind_equals_the_splice() -> None:
+    # The native module writes an ASCII str with ASCII tags straight into a new ASCII str and
+    # decodes everything else: every combination must equal the splice of find()'s spans.
+    texts = [
+        "mail a@b.co or 8.8.8.8 now",
+        "caf\u00e9 a@b.co",
+        "\u4e2d\u6587 8.8.8.8 \U0001f600",
+        "a@b.co",
+        "no pii here",
+    ]
+    for tags in ({}, {"EMAIL": "[e]"}, {"EMAIL": "<\u00c9>"}, {"IP_ADDRESS": "\U0001f512"}):
+        m = lmd.PIIMasker(tags=tags)
+        expected = []
+        for text in texts:
+            out, at = [], 0
+            for span in m.find(text):
+                out += [text[at : span.start], m.tags[span.category]]
+                at = span.end
+            expected.append("".join(out) + text[at:])
+        batch = m.mask_batch(texts).texts
+        for text, want, got in zip(texts, expected, batch, strict=True):
+            assert got == want
+            assert m.mask(text) == want
+            assert got.isascii() == want.isascii()
+            assert hash(got) == hash(want)
+            assert (got is text) == (want == text)
+            assert got.encode() == want.encode()
+
+
 def test_counts_and_stats() -> None:
     m = lmd.PIIMasker()
     zero = {"EMAIL": 0, "IP_ADDRESS": 0, "API_KEY": 0, "CREDIT_CARD": 0}

@@ -246,6 +246,24 @@ def test_c4_document_rules() -> None:
     assert m["c4_lines_no_terminal_punct"] == 1  # the space left behind, as in datatrove
 
 
+def test_c4_min_sentences_counts_only_up_to_its_threshold() -> None:
+    # The pass stops counting sentences once the threshold is reached: decisions and the value of
+    # a rejection equal the full count (metrics() counts every kept line) at every threshold.
+    lines = [prose(k, sep=" ") for k in (1, 3, 2, 4)] + ["No end here", prose(1), "Dr. Smith went."]
+    texts = ["\n".join(lines[:n]) for n in range(len(lines) + 1)]
+    for threshold in (0, 1, 2, 5, 9, 11, 12, 13, 30):
+        f = QF("c4", c4_min_sentences=threshold)
+        for text in texts:
+            total = f.metrics(text)["c4_sentences"]
+            rejection = f.check(text)
+            if total < threshold:
+                assert rejection is not None, (threshold, text)
+                assert rejection.rule == "c4_min_sentences"
+                assert rejection.value == total
+            else:
+                assert rejection is None, (threshold, text)
+
+
 def test_c4_line_removal() -> None:
     text = "\n".join(
         [

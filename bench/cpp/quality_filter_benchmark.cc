@@ -5,6 +5,7 @@
 // Bytes/s are of input text.
 #include <benchmark/benchmark.h>
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -80,7 +81,7 @@ void BM_C4Pass(benchmark::State& state) {
   std::vector<Token> scratch;
   for (auto _ : state) {
     for (const std::string& d : documents()) {
-      c4_pass(d, options, true, false, pass, scratch);
+      c4_pass(d, options, std::numeric_limits<double>::infinity(), false, pass, scratch);
       benchmark::DoNotOptimize(pass.kept);
     }
   }

@@ -460,8 +460,8 @@ bool contains_any(std::string_view haystack, std::initializer_list<std::string_v
 
 }  // namespace
 
-void c4_pass(std::string_view text, const C4Options& options, bool count_sentences_on,
-             bool keep_lines, C4Pass& out, std::vector<Token>& scratch) {
+void c4_pass(std::string_view text, const C4Options& options, double sentence_cap, bool keep_lines,
+             C4Pass& out, std::vector<Token>& scratch) {
   out = C4Pass{};
   std::string cited;  // buffers reused from line to line
   std::string lowered;
@@ -521,7 +521,9 @@ void c4_pass(std::string_view text, const C4Options& options, bool count_sentenc
       ++out.policy;
       return;
     }
-    if (count_sentences_on) out.sentences += count_sentences(line, scratch);
+    if (static_cast<double>(out.sentences) < sentence_cap) {
+      out.sentences += count_sentences(line, scratch);
+    }
     ++out.kept;
     if (keep_lines) out.kept_lines.emplace_back(line);
   });

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <limits>
 
 #include "luminamoon/data/common/error.h"
 #include "luminamoon/data/common/suggest.h"
@@ -289,7 +290,9 @@ struct QualityFilter::Impl {
   std::int64_t ngram_n = 2;
   std::int64_t ngram_window = 0;
   std::int64_t short_line_length = 0;
-  bool count_c4_sentences = true;
+  // c4_pass counts sentences up to this (the c4_min_sentences threshold; 0 when the rule is
+  // off): evaluate() only compares the count with the threshold.
+  double c4_sentence_cap = 0;
   bool exclude_zero_punct = false;
   // The "language" preset: the rules as a LanguageFilter (nullopt when the preset is off).
   std::optional<LanguageFilter> language;
@@ -404,7 +407,7 @@ struct QualityFilter::Impl {
         case Preset::kC4:
         case Preset::kC4Lines: {
           const bool lines = preset == Preset::kC4Lines;
-          c4_pass(s.doc.text(), c4, count_c4_sentences, lines, s.c4, s.tokens);
+          c4_pass(s.doc.text(), c4, c4_sentence_cap, lines, s.c4, s.tokens);
           c4_metrics(s.c4, s.metrics);
           // datatrove stops at the first line with lorem ipsum or a curly bracket.
           if (s.c4.first_drop == C4Pass::Drop::kLoremIpsum) {
@@ -489,7 +492,9 @@ QualityFilter::QualityFilter(
   m.ngram_n = m.int_setting("ngram_n");
   m.ngram_window = m.int_setting("ngram_window");
   m.short_line_length = m.int_setting("fineweb_short_line_length");
-  m.count_c4_sentences = !std::holds_alternative<std::monostate>(m.setting("c4_min_sentences"));
+  if (const auto min_sentences = optional_int("c4_min_sentences")) {
+    m.c4_sentence_cap = static_cast<double>(*min_sentences);
+  }
   m.exclude_zero_punct = m.flag("fineweb_line_punct_exclude_zero");
   if (std::find(m.presets.begin(), m.presets.end(), Preset::kLanguage) != m.presets.end()) {
     LanguageFilterOptions lang;
@@ -556,7 +561,7 @@ std::vector<std::pair<std::string_view, double>> QualityFilter::metrics(
   gopher_repetition_metrics(doc, values);
   C4Pass pass;
   std::vector<Token> scratch;
-  c4_pass(text, m.c4, true, false, pass, scratch);
+  c4_pass(text, m.c4, std::numeric_limits<double>::infinity(), false, pass, scratch);
   c4_metrics(pass, values);
   fineweb_metrics(doc, m.short_line_length, values);
   std::vector<std::pair<std::string_view, double>> out;
@@ -579,7 +584,7 @@ std::string QualityFilter::clean_lines(std::string_view document) const {
   }
   C4Pass pass;
   std::vector<Token> scratch;
-  c4_pass(text, impl_->c4, false, true, pass, scratch);
+  c4_pass(text, impl_->c4, 0, true, pass, scratch);
   return join_kept_lines(pass.kept_lines);
 }
 

@@ -159,7 +159,10 @@ struct C4Options {
   bool policy = true;
 };
 
-// One pass of datatrove's C4QualityFilter over the lines, without its early exits.
+// One pass of datatrove's C4QualityFilter over the lines, without its early exits. Sentences
+// are counted line by line while the count is below `sentence_cap` (0: not at all; infinity:
+// every kept line): once it reaches the c4_min_sentences threshold that rule cannot fail, so the
+// rest (a third of the pass on real text) is skipped and `sentences` is then only a lower bound.
 struct C4Pass {
   enum class Drop : std::uint8_t { kNone, kLoremIpsum, kCurlyBracket };
   std::size_t lines = 0;
@@ -176,7 +179,7 @@ struct C4Pass {
   std::vector<std::string> kept_lines;  // filled when asked for
 };
 
-void c4_pass(std::string_view text, const C4Options& options, bool count_sentences, bool keep_lines,
+void c4_pass(std::string_view text, const C4Options& options, double sentence_cap, bool keep_lines,
              C4Pass& out, std::vector<Token>& scratch);
 void c4_metrics(const C4Pass& pass, Metrics& out);
 // "\n".join(kept_lines).strip()

@@ -550,7 +550,12 @@ class _C4Pass:
     first_drop: str = ""  # "c4_lorem_ipsum" or "c4_curly_bracket": the event datatrove stops at
 
 
-def _c4_pass(text: str, s: dict[str, Setting], count_sentences: bool) -> _C4Pass:
+def _c4_pass(text: str, s: dict[str, Setting], sentence_cap: float) -> _C4Pass:
+    """Sentences are counted while below ``sentence_cap`` (0: never; inf: every kept line).
+
+    Past the c4_min_sentences threshold that rule cannot fail, so the count stops there and is
+    then a lower bound (as the native pass).
+    """
     out = _C4Pass(kept=[])
     kept: list[str] = []
     max_word_length = s["c4_max_word_length"]
@@ -586,7 +591,7 @@ def _c4_pass(text: str, s: dict[str, Setting], count_sentences: bool) -> _C4Pass
         if s["c4_policy"] and _c4_lower_contains(line, _C4_POLICY):
             out.policy += 1
             continue
-        if count_sentences:
+        if out.sentences < sentence_cap:
             out.sentences += _count_sentences(line)
         kept.append(line)
     out.kept = kept
@@ -810,7 +815,7 @@ class QualityFilter(NoCopy):
         out.update(_core_metrics(doc, s))
         out.update(_gopher_quality_metrics(doc))
         out.update(_gopher_repetition_metrics(doc))
-        out.update(_c4_metrics(_c4_pass(doc.text, s, count_sentences=True)))
+        out.update(_c4_metrics(_c4_pass(doc.text, s, sentence_cap=math.inf)))
         out.update(_fineweb_metrics(doc, _int_setting(s, "fineweb_short_line_length")))
         if self._language is not None:
             d = self._language.detect(doc.text.encode("utf-8"))
@@ -879,7 +884,9 @@ class QualityFilter(NoCopy):
                     return rejection, None
                 continue
             else:  # c4, c4_lines
-                p = _c4_pass(doc.text, s, count_sentences=s["c4_min_sentences"] is not None)
+                min_sentences = s["c4_min_sentences"]
+                cap = 0.0 if min_sentences is None else float(min_sentences)
+                p = _c4_pass(doc.text, s, sentence_cap=cap)
                 values = _c4_metrics(p)
                 rejection = None
                 if p.first_drop:
@@ -906,7 +913,7 @@ class QualityFilter(NoCopy):
 
     def clean_lines(self, text: TextLike) -> str:
         """``text`` after C4 line removal (the c4 settings of this filter), kept or not."""
-        p = _c4_pass(_as_text(text, "clean_lines"), self._settings, count_sentences=False)
+        p = _c4_pass(_as_text(text, "clean_lines"), self._settings, sentence_cap=0.0)
         return "\n".join(p.kept or ()).strip()
 
     def filter_batch(self, texts: Sequence[TextLike] | Any) -> QualityResult:
