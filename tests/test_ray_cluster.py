@@ -19,7 +19,10 @@ Node loss is Ray's business, not the backends': the module runs on the native ba
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -60,6 +63,12 @@ def cluster() -> Iterator[tuple[Any, list[Any]]]:
 
     if ray.is_initialized():  # a Ray left by another module (tests/test_ray.py shuts its own)
         ray.shutdown()
+    # A private Ray temp folder (short: Ray's Unix socket paths must fit 107 bytes): the cluster
+    # writes its address to <temp>/ray/ray_current_cluster, where a plain ray.init() elsewhere on
+    # this machine (another test run) would otherwise find it and join this cluster.
+    temp = tempfile.mkdtemp(prefix="lmray-", dir="/tmp")
+    saved = os.environ.get("RAY_TMPDIR")
+    os.environ["RAY_TMPDIR"] = temp
     nodes = Cluster(
         initialize_head=True,
         head_node_args={
@@ -76,6 +85,11 @@ def cluster() -> Iterator[tuple[Any, list[Any]]]:
     finally:
         ray.shutdown()
         nodes.shutdown()
+        if saved is None:
+            del os.environ["RAY_TMPDIR"]
+        else:
+            os.environ["RAY_TMPDIR"] = saved
+        shutil.rmtree(temp, ignore_errors=True)
 
 
 def _remove_first_held_node(

@@ -753,7 +753,7 @@ def _watched(ray: Any, **stages: Any) -> dict[str, Any]:
     thread = threading.Thread(target=target, name="luminamoon-ray-stages", daemon=True)
     thread.start()
     try:
-        _watch(ray, thread, guard, started, shards, state)
+        _watch(ray, thread, guard=guard, started=started, shards=shards, state=state)
     except BaseException:
         with guard.lock:
             if not guard.moving:
@@ -767,6 +767,7 @@ def _watched(ray: Any, **stages: Any) -> dict[str, Any]:
 def _watch(
     ray: Any,
     thread: threading.Thread,
+    *,
     guard: _Guard,
     started: Mapping[str, Mapping[str, Any]],
     shards: Sequence[str],
