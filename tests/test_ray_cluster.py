@@ -18,6 +18,8 @@ Node loss is Ray's business, not the backends': the module runs on the native ba
 
 from __future__ import annotations
 
+import _thread
+import importlib
 import json
 import os
 import shutil
@@ -83,8 +85,17 @@ def cluster() -> Iterator[tuple[Any, list[Any]]]:
         ray.init(address=nodes.address, include_dashboard=False, log_to_driver=False)
         yield nodes, workers
     finally:
-        ray.shutdown()
-        nodes.shutdown()
+        # The second run leaves Ray Data's execution waiting for a CPU in a thread of this
+        # process; without auto-connect it cannot join the cluster again once disconnected (it
+        # would, and the process would then die with the cluster).
+        hook = importlib.import_module("ray._private.auto_init_hook")
+        auto_connect = hook.enable_auto_connect
+        hook.enable_auto_connect = False
+        try:
+            ray.shutdown()
+            nodes.shutdown()
+        finally:
+            hook.enable_auto_connect = auto_connect
         if saved is None:
             del os.environ["RAY_TMPDIR"]
         else:
@@ -163,16 +174,34 @@ def test_a_node_lost_for_good(cluster: tuple[Any, list[Any]], tmp_path: Path) ->
     remover = _remove_first_held_node(nodes, [survivor], markers, removed)
     out = tmp_path / "ray2"
     clock = time.monotonic()
-    with pytest.raises(RunError, match="was lost for good during stage A") as info:
-        lray.run(
-            None,
-            inputs,
-            out,
-            fields=["id"],
-            actors=2,
-            partitions=2,
-            _fault={"hold": [0, 1, 2], "dir": str(markers)},
-        )
+    # Should the run wait for a CPU instead of failing, it is interrupted after 40 s: the test
+    # fails instead of hanging.
+    waited: list[bool] = []
+
+    def interrupt() -> None:
+        waited.append(True)
+        _thread.interrupt_main()
+
+    rescue = threading.Timer(40, interrupt)
+    rescue.daemon = True
+    rescue.start()
+    try:
+        with pytest.raises(RunError, match="was lost for good during stage A") as info:
+            lray.run(
+                None,
+                inputs,
+                out,
+                fields=["id"],
+                actors=2,
+                partitions=2,
+                _fault={"hold": [0, 1, 2], "dir": str(markers)},
+            )
+    except KeyboardInterrupt:
+        if not waited:
+            raise
+        pytest.fail("the run waited 40 s for a CPU instead of failing")
+    finally:
+        rescue.cancel()
     remover.join()
     assert removed == [survivor]
     message = str(info.value)
