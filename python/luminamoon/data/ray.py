@@ -33,6 +33,7 @@ import json
 import os
 import shutil
 import socket
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -68,6 +69,7 @@ EXAMPLES_PER_RULE = 3
 EXAMPLES_PER_ISSUE = 5
 _SHARD_BITS = 40  # position = shard << 40 | record: 2^23 shards of 2^40 records
 _RECORD = "__record"
+_WATCH_SECONDS = 0.25  # how often the driver looks for lost nodes while the stages run
 
 
 def require_ray() -> Any:
@@ -106,7 +108,18 @@ def _write_ipc_atomic(table: Any, path: str) -> None:
 
 def _fault(spec: Mapping[str, Any] | None, stage: str, shard: int) -> None:
     """Test hook: the first attempt of ``stage`` on a shard of ``spec[stage]`` kills its own
-    process (a worker lost mid-task); a marker file in ``spec['dir']`` lets the retry through."""
+    process (a worker lost mid-task); a marker file in ``spec['dir']`` lets the retry through.
+    A shard of ``spec['hold']`` (stage A) writes ``held-<shard>`` holding the Ray node id it runs
+    on, then waits for a ``release`` file (a test removes that node meanwhile)."""
+    if spec and stage == "stage" and shard in spec.get("hold", ()):
+        held = os.path.join(spec["dir"], f"held-{shard}")
+        if not os.path.exists(held):
+            node = importlib.import_module("ray").get_runtime_context().get_node_id()
+            with open(held + ".partial", "w") as f:
+                f.write(node)
+            os.replace(held + ".partial", held)
+        while not os.path.exists(os.path.join(spec["dir"], "release")):
+            time.sleep(0.05)
     if not spec or shard not in spec.get(stage, ()):
         return
     marker = os.path.join(spec["dir"], f"killed-{stage}-{shard}")
@@ -661,7 +674,7 @@ def run(
     try:
         shutil.rmtree(state, ignore_errors=True)
         (state / "stage").mkdir(parents=True)
-        report = _drive(
+        report = _watched(
             ray,
             settings=settings,
             config=effective,
@@ -703,6 +716,90 @@ def _clean_partial(outdir: Path, ext: str) -> None:
             entry.unlink()
 
 
+class _Guard:
+    """Shared by the driver's watcher and the stages' thread: once ``abandoned`` is set, the
+    stages' thread moves nothing into OUTDIR; once ``moving`` is set, the run is not abandoned."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.abandoned = False
+        self.moving = False
+        self.stage = "A (read, clean, quality)"
+
+
+def _alive_nodes(ray: Any) -> dict[str, dict[str, Any]]:
+    return {n["NodeID"]: n for n in ray.nodes() if n.get("Alive")}
+
+
+def _watched(ray: Any, **stages: Any) -> dict[str, Any]:
+    """``_drive`` in a thread, while this thread watches the cluster's nodes.
+
+    A node lost for good while other nodes have CPUs left costs only time: Ray restarts the lost
+    actors and retries the lost tasks there, and the output is the same. When the surviving
+    nodes have no CPU left, Ray would wait forever for the work to be placed: the run ends at
+    once with an error naming the lost node(s), the stage and the shards not yet read."""
+    guard = _Guard()
+    shards = stages["settings"].shards
+    state = str(stages["state_path"])
+    started = _alive_nodes(ray)
+    outcome: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            outcome["report"] = _drive(ray, guard=guard, **stages)
+        except BaseException as exc:
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=target, name="luminamoon-ray-stages", daemon=True)
+    thread.start()
+    try:
+        _watch(ray, thread, guard=guard, started=started, shards=shards, state=state)
+    except BaseException:
+        with guard.lock:
+            if not guard.moving:
+                guard.abandoned = True
+        raise
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["report"]  # type: ignore[no-any-return]
+
+
+def _watch(
+    ray: Any,
+    thread: threading.Thread,
+    *,
+    guard: _Guard,
+    started: Mapping[str, Mapping[str, Any]],
+    shards: Sequence[str],
+    state: str,
+) -> None:
+    while True:
+        thread.join(_WATCH_SECONDS)
+        if not thread.is_alive():
+            break
+        alive = _alive_nodes(ray)
+        lost = [started[n] for n in started if n not in alive]
+        if not lost or sum(n["Resources"].get("CPU", 0) for n in alive.values()) >= 1:
+            continue
+        with guard.lock:
+            if guard.moving:  # every shard is written; only renames are left
+                continue
+            guard.abandoned = True
+        names = ", ".join(f"{n['NodeID'][:12]} ({n['NodeManagerAddress']})" for n in lost)
+        unread = [s for i, s in enumerate(shards) if not os.path.exists(_stage_path(state, i))]
+        pending = (
+            f"; shards not yet read: {', '.join(repr(s) for s in unread[:5])}"
+            f"{' and more' if len(unread) > 5 else ''}"
+            if unread and guard.stage.startswith("A")
+            else ""
+        )
+        raise RunError(
+            f"Ray node {names} was lost for good during stage {guard.stage} and the surviving "
+            f"nodes have no CPU to run its work{pending}. Nothing was written to the output "
+            "directory; bring the node back (or add one) and run the same command again"
+        )
+
+
 def _drive(ray: Any, **stages: Any) -> dict[str, Any]:
     """The stages under this run's Ray Data settings; the caller's settings are put back."""
     rd = importlib.import_module("ray.data")
@@ -732,6 +829,7 @@ def _stages(
     partitions: int | None,
     fault: dict[str, Any] | None,
     timings: dict[str, Any],
+    guard: _Guard,
 ) -> dict[str, Any]:
     rd = importlib.import_module("ray.data")
     shards = settings.shards
@@ -800,6 +898,7 @@ def _stages(
                         target["examples"].append(example)
     quality_kept = sum(i["counters"].get("output", {}).get("documents", 0) for i in infos)
 
+    guard.stage = "B (exact dedup)"
     # -- B: exact dedup ----------------------------------------------------------------------
     clock = time.monotonic()
     exact_dropped = np.zeros(0, dtype=np.int64)
@@ -821,6 +920,7 @@ def _stages(
         }
     timings["exact_seconds"] = time.monotonic() - clock
 
+    guard.stage = "C (near dedup)"
     # -- C: near dedup -----------------------------------------------------------------------
     clock = time.monotonic()
     near_dropped = np.zeros(0, dtype=np.int64)
@@ -889,6 +989,7 @@ def _stages(
                 "examples": _dedup_examples(state, settings, dropped[:EXAMPLES_PER_RULE], offsets),
             }
 
+    guard.stage = "D (PII, write)"
     # -- D: drop, PII, write -----------------------------------------------------------------
     clock = time.monotonic()
     gone_by_shard: dict[int, Any] = {}
@@ -929,6 +1030,10 @@ def _stages(
         totals["stages"]["output"] = {"documents": 0, "bytes": 0}
     _order_stages(totals)
     staged = state_path / "out"
+    with guard.lock:  # the files move only while the run is not abandoned (see _watched)
+        if guard.abandoned:
+            raise RunError("the run was abandoned")
+        guard.moving = True
     for info in written:
         if info["file"] is None:
             continue
