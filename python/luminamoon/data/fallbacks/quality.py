@@ -885,6 +885,7 @@ class QualityFilter(NoCopy):
                 continue
             else:  # c4, c4_lines
                 min_sentences = s["c4_min_sentences"]
+                assert min_sentences is None or isinstance(min_sentences, (int, float))
                 cap = 0.0 if min_sentences is None else float(min_sentences)
                 p = _c4_pass(doc.text, s, sentence_cap=cap)
                 values = _c4_metrics(p)
