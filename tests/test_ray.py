@@ -161,15 +161,24 @@ def test_cli_engine_ray_jsonl_and_config(
     )
     local = tmp_path / "local"
     local_report = local_run(
-        corpus, local, config=config, fields=["id"], format="jsonl", pii=False, progress="none"
+        corpus,
+        local,
+        config=config,
+        fields=["id"],
+        format="jsonl",
+        pii=False,
+        languages=["en"],
+        progress="none",
     )
     out = tmp_path / "ray"
     args = [*corpus, "-o", str(out), "--config", str(config), "--fields", "id", "--no-pii"]
+    args += ["--languages", "en"]  # the language stage runs in the actors, as in the local run
     code = cli.main(["run", *args, "--format", "jsonl", "--engine", "ray", "--json"])
     assert code == 0
     report = json.loads(capsys.readouterr().out)
     _assert_same(local_report, report)
     assert report["duplicates"]["near"] > 0
+    assert report["stages"]["language"]["rejected"] > 0  # --languages reached the actors
     assert report["pii"] is None
     assert _rows(local, "jsonl") == _rows(out, "jsonl")
 

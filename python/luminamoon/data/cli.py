@@ -101,6 +101,7 @@ def _run_ray(args: argparse.Namespace) -> int:
         format=args.format,
         preset=_split_list(args.preset) or None,
         pii=not args.no_pii,
+        languages=_split_list(args.languages) or None,
         threads=args.threads or 1,
         row_group_size=args.row_group_size,
         batch_size=args.batch_size,

@@ -619,6 +619,7 @@ def run(
     format: str = "parquet",
     preset: Sequence[str] | None = None,
     pii: bool = True,
+    languages: Sequence[str] | None = None,
     threads: int = 1,
     row_group_size: int = 16_384,
     batch_size: int = 1024,
@@ -629,12 +630,12 @@ def run(
 ) -> dict[str, Any]:
     """Runs the pipeline on Ray; returns the report (also in ``OUTDIR/report.json``).
 
-    ``config``, ``text_field``, ``fields``, ``format``, ``preset``, ``pii``, ``row_group_size``
-    and ``batch_size`` mean what they mean for the local run. ``address``: the Ray cluster
-    (``"auto"``, ``"host:port"``, ``"ray://..."``); ``None`` joins the Ray of this process if
-    one is initialised, else starts a local one. ``actors``: the size of the actor pool
-    (default: the cluster's CPUs); ``partitions``: the partitions of each shuffle (default: 2 x
-    actors); ``threads``: worker threads per actor (results never depend on it).
+    ``config``, ``text_field``, ``fields``, ``format``, ``preset``, ``pii``, ``languages``,
+    ``row_group_size`` and ``batch_size`` mean what they mean for the local run. ``address``:
+    the Ray cluster (``"auto"``, ``"host:port"``, ``"ray://..."``); ``None`` joins the Ray of
+    this process if one is initialised, else starts a local one. ``actors``: the size of the
+    actor pool (default: the cluster's CPUs); ``partitions``: the partitions of each shuffle
+    (default: 2 x actors); ``threads``: worker threads per actor (results never depend on it).
     """
     ray = require_ray()
     if format not in FORMATS:
@@ -661,7 +662,9 @@ def run(
         row_group_size=row_group_size,
         batch_size=batch_size,
     )
-    pipeline = FusedPipeline.from_config(build_pipeline_config(config, preset=preset, pii=pii))
+    pipeline = FusedPipeline.from_config(
+        build_pipeline_config(config, preset=preset, pii=pii, languages=languages)
+    )
     effective = pipeline.to_config()
     effective.pop("threads", None)
     outdir = Path(output).absolute()
