@@ -62,7 +62,7 @@ def _committed(state: Path) -> int:
 
 # Each worker count with a different shard format: the workers resume each format by its own
 # coordinate fields (byte offsets in the decompressed stream, Parquet row group and row).
-@pytest.mark.parametrize(("workers", "fmt"), [(0, "jsonl"), (1, "parquet"), (2, "gz"), (0, "zst")])
+@pytest.mark.parametrize(("workers", "fmt"), [(0, "gz"), (1, "parquet"), (2, "jsonl"), (0, "zst")])
 def test_sigkill_anywhere_then_resume_gives_the_uninterrupted_steps(
     tmp_path: Path, workers: int, fmt: str
 ) -> None:
@@ -73,65 +73,80 @@ def test_sigkill_anywhere_then_resume_gives_the_uninterrupted_steps(
         reference = [child.describe(b) for b in child.loader(ds, workers)]
     assert len(reference) > 8 * child.EVERY
 
-    state = tmp_path / "run.state"
     rng = random.Random(f"torch-{workers}-{fmt}-{lmd.BACKEND}")
     kills = harness.kill_count("LUMINAMOON_TORCH_CRASH_KILLS", 3)
-    committed = 0
-    consumed: list[str] = []  # committed steps of every run, in order
-    resumed_from_commit = 0
-    argv_base = [sys.executable, str(CHILD), lmd.BACKEND, str(data), str(state)]
-    runs = 0
-    finished = False
-    while not finished:
-        log = tmp_path / f"run{runs}.log"
-        argv = [*argv_base, str(log), str(workers)]
-        resumed_from_commit += committed > 0
-        if runs >= kills:
-            done = subprocess.run(
-                argv,
-                check=False,
-                capture_output=True,
-                env=harness.child_env(lmd.BACKEND),
-                timeout=120,
-            )
-            assert done.returncode == 0, done.stderr.decode(errors="replace")
-        elif runs % 2 == 1 and rng.random() < 0.6:
-            harness.spawn_and_kill(
-                argv,
-                backend=lmd.BACKEND,
-                stderr_path=tmp_path / f"run{runs}.err",
-                rng=rng,
-                max_delay=2.5,
-                min_delay=0.3,
-                ready_line=False,
-                may_finish=True,
-            )
-        else:
-            harness.spawn_and_kill(
-                argv,
-                backend=lmd.BACKEND,
-                stderr_path=tmp_path / f"run{runs}.err",
-                rng=rng,
-                max_delay=0.04,
-                after_stderr=(b"committed", rng.randint(1, 2)),
-                may_finish=True,
-            )
-        entries = _log(log)
-        yielded = [(n, what) for kind, n, what in entries if kind == "Y"]
-        logged_commits = [n for kind, n, _ in entries if kind == "C"]
-        finished = any(kind == "D" for kind, _, _ in entries)
-        assert [n for n, _ in yielded] == list(
-            range(committed + 1, committed + 1 + len(yielded))
-        ), (workers, runs)
-        for n, what in yielded:
-            assert what == reference[n - 1], (workers, runs, n)
-        now = _committed(state)
-        assert now >= committed, "a commit was lost"
-        assert now >= max(logged_commits, default=0), "a logged commit is not in the state"
-        assert now <= max((n for n, _ in yielded), default=committed), "phantom commit"
-        consumed += [what for n, what in yielded if n <= now]
-        committed = now
-        runs += 1
-    assert consumed == reference
-    assert committed == len(reference)
+
+    def chain(attempt: int) -> int:
+        """One chain of killed runs and a last complete one; returns how many runs resumed
+        from a commit."""
+        state = tmp_path / f"run{attempt}.state"
+        committed = 0
+        consumed: list[str] = []  # committed steps of every run, in order
+        resumed_from_commit = 0
+        argv_base = [sys.executable, str(CHILD), lmd.BACKEND, str(data), str(state)]
+        runs = 0
+        finished = False
+        while not finished:
+            log = tmp_path / f"a{attempt}-run{runs}.log"
+            argv = [*argv_base, str(log), str(workers)]
+            resumed_from_commit += committed > 0
+            # Kills go on past ``kills`` until three runs have resumed from a commit (a loaded box
+            # can make the start-up kills land before any commit), bounded so the test ends.
+            enough = resumed_from_commit >= min(3, kills)
+            if (runs >= kills and enough) or runs >= kills + 8:
+                done = subprocess.run(
+                    argv,
+                    check=False,
+                    capture_output=True,
+                    env=harness.child_env(lmd.BACKEND),
+                    timeout=120,
+                )
+                assert done.returncode == 0, done.stderr.decode(errors="replace")
+            elif runs % 2 == 1 and rng.random() < 0.6:
+                harness.spawn_and_kill(
+                    argv,
+                    backend=lmd.BACKEND,
+                    stderr_path=tmp_path / f"a{attempt}-run{runs}.err",
+                    rng=rng,
+                    max_delay=2.5,
+                    min_delay=0.3,
+                    ready_line=False,
+                    may_finish=True,
+                )
+            else:
+                harness.spawn_and_kill(
+                    argv,
+                    backend=lmd.BACKEND,
+                    stderr_path=tmp_path / f"a{attempt}-run{runs}.err",
+                    rng=rng,
+                    max_delay=0.04,
+                    after_stderr=(b"committed", rng.randint(1, 2)),
+                    may_finish=True,
+                )
+            entries = _log(log)
+            yielded = [(n, what) for kind, n, what in entries if kind == "Y"]
+            logged_commits = [n for kind, n, _ in entries if kind == "C"]
+            finished = any(kind == "D" for kind, _, _ in entries)
+            assert [n for n, _ in yielded] == list(
+                range(committed + 1, committed + 1 + len(yielded))
+            ), (workers, runs)
+            for n, what in yielded:
+                assert what == reference[n - 1], (workers, runs, n)
+            now = _committed(state)
+            assert now >= committed, "a commit was lost"
+            assert now >= max(logged_commits, default=0), "a logged commit is not in the state"
+            assert now <= max((n for n, _ in yielded), default=committed), "phantom commit"
+            consumed += [what for n, what in yielded if n <= now]
+            committed = now
+            runs += 1
+        assert consumed == reference
+        assert committed == len(reference)
+        return resumed_from_commit
+
+    # A fast, quiet machine can finish the stream inside a start-up kill's window before three
+    # runs resumed from a commit; such a chain is still checked in full, and another one runs.
+    for attempt in range(4):
+        resumed_from_commit = chain(attempt)
+        if resumed_from_commit >= min(3, kills):
+            break
     assert resumed_from_commit >= min(3, kills), (workers, resumed_from_commit)
