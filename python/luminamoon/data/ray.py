@@ -45,7 +45,14 @@ from ._ffi import BACKEND, impl
 from ._optional import install_hint
 from .errors import ConfigError, RunError
 from .pipeline import STAGES, FusedPipeline
-from .run import RunSettings, _json_bytes, _rows_of, _write_atomic, build_pipeline_config
+from .run import (
+    RunSettings,
+    _json_bytes,
+    _rows_of,
+    _write_atomic,
+    build_pipeline_config,
+    check_output_options,
+)
 from .run_inputs import InputStream, expand_inputs, preflight_text_field, shard_size
 from .run_report import (
     REPORT_NAME,
@@ -55,7 +62,7 @@ from .run_report import (
     new_totals,
     rule_counts,
 )
-from .serialization import EXTENSIONS, FORMATS, ShardedWriter, to_arrow_table
+from .serialization import EXTENSIONS, ShardedWriter, to_arrow_table
 
 # pyarrow is a core dependency without type stubs: typed as Any like elsewhere in the package.
 pa: Any = importlib.import_module("pyarrow")
@@ -638,17 +645,7 @@ def run(
     (default: 2 x actors); ``threads``: worker threads per actor (results never depend on it).
     """
     ray = require_ray()
-    if format not in FORMATS:
-        hint = impl.did_you_mean(format, FORMATS)
-        suffix = f"; did you mean '{hint}'?" if hint else f"; choose one of {', '.join(FORMATS)}"
-        raise ConfigError(f"unknown output format '{format}'{suffix}")
-    if isinstance(fields, str):
-        raise TypeError("fields must be a sequence of field names, not a str")
-    fields = [f for f in fields if f]
-    if len(set(fields)) != len(fields):
-        raise ConfigError(f"a field is listed twice in --fields: {', '.join(fields)}")
-    if "text" in fields:
-        raise ConfigError("--fields cannot contain 'text': the output's text column has that name")
+    fields = check_output_options(format, fields)
     shards = expand_inputs(inputs)
     settings = RunSettings(
         inputs=[os.fsdecode(i) for i in inputs],

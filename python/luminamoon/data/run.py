@@ -157,6 +157,24 @@ class RunSettings:
         }
 
 
+def check_output_options(format: str, fields: Sequence[str]) -> list[str]:
+    """The output format and the extra fields, checked (shared by the local and the Ray engine):
+    an unknown format (with a did-you-mean), a field listed twice or named ``text`` is a
+    ``ConfigError``; returns the fields without empty names."""
+    if format not in FORMATS:
+        hint = impl.did_you_mean(format, FORMATS)
+        suffix = f"; did you mean '{hint}'?" if hint else f"; choose one of {', '.join(FORMATS)}"
+        raise ConfigError(f"unknown output format '{format}'{suffix}")
+    if isinstance(fields, str):
+        raise TypeError("fields must be a sequence of field names, not a str")
+    fields = [f for f in fields if f]
+    if len(set(fields)) != len(fields):
+        raise ConfigError(f"a field is listed twice in --fields: {', '.join(fields)}")
+    if "text" in fields:
+        raise ConfigError("--fields cannot contain 'text': the output's text column has that name")
+    return fields
+
+
 def build_pipeline_config(
     config: str | os.PathLike[str] | Mapping[str, Any] | None,
     *,
@@ -570,17 +588,7 @@ def run(
     pipeline config, and ``RunInterruptedError`` on Ctrl-C/SIGTERM (after stopping at the last
     commit).
     """
-    if format not in FORMATS:
-        hint = impl.did_you_mean(format, FORMATS)
-        suffix = f"; did you mean '{hint}'?" if hint else f"; choose one of {', '.join(FORMATS)}"
-        raise ConfigError(f"unknown output format '{format}'{suffix}")
-    if isinstance(fields, str):
-        raise TypeError("fields must be a sequence of field names, not a str")
-    fields = [f for f in fields if f]
-    if len(set(fields)) != len(fields):
-        raise ConfigError(f"a field is listed twice in --fields: {', '.join(fields)}")
-    if "text" in fields:
-        raise ConfigError("--fields cannot contain 'text': the output's text column has that name")
+    fields = check_output_options(format, fields)
     shards = expand_inputs(inputs)
     settings = RunSettings(
         inputs=[os.fsdecode(i) for i in inputs],
