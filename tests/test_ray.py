@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import random
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -173,6 +174,7 @@ def test_cli_engine_ray_jsonl_and_config(
     out = tmp_path / "ray"
     args = [*corpus, "-o", str(out), "--config", str(config), "--fields", "id", "--no-pii"]
     args += ["--languages", "en"]  # the language stage runs in the actors, as in the local run
+    capsys.readouterr()  # only what the command prints; Ray's late notes of earlier tests aside
     code = cli.main(["run", *args, "--format", "jsonl", "--engine", "ray", "--json"])
     assert code == 0
     report = json.loads(capsys.readouterr().out)
@@ -181,6 +183,31 @@ def test_cli_engine_ray_jsonl_and_config(
     assert report["stages"]["language"]["rejected"] > 0  # --languages reached the actors
     assert report["pii"] is None
     assert _rows(local, "jsonl") == _rows(out, "jsonl")
+
+
+def test_cli_json_stdout_carries_the_report_alone(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Ray's driver prints cluster messages ("(raylet) A worker died ...") to sys.stdout from a
+    # background thread at any moment of the run; with --json they must land on stderr.
+    note = "\x1b[33m(raylet)\x1b[0m A worker died or was killed while executing a task"
+
+    def noisy_run(*_args: Any, **_kwargs: Any) -> dict[str, Any]:
+        print(note)
+        thread = threading.Thread(target=print, args=(note,))
+        thread.start()
+        thread.join()
+        return {"documents": {"in": 3, "out": 2}}
+
+    monkeypatch.setattr(cli, "require_ray", lambda: None)
+    monkeypatch.setattr(cli, "ray_run", noisy_run)
+    code = cli.main(
+        ["run", str(tmp_path / "in.jsonl"), "-o", str(tmp_path), "--engine", "ray", "--json"]
+    )
+    assert code == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out) == {"documents": {"in": 3, "out": 2}}
+    assert captured.err.count(note) == 2
 
 
 @ray_machinery

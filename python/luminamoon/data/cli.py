@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import json
 import os
@@ -92,7 +93,22 @@ def _run(args: argparse.Namespace) -> int:
 
 def _run_ray(args: argparse.Namespace) -> int:
     require_ray()
-    report = ray_run(
+    # Ray's driver prints messages from the cluster ("(raylet) A worker died ...") to
+    # sys.stdout from a background thread, whatever log_to_driver says. With --json, stdout
+    # carries the report alone (it is piped to jq and friends), so for the whole run those
+    # messages go to stderr instead, where the user still sees them.
+    quiet_stdout = contextlib.redirect_stdout(sys.stderr) if args.json else contextlib.nullcontext()
+    with quiet_stdout:
+        report = _ray_report(args)
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print(format_report(report))
+    return EXIT_OK
+
+
+def _ray_report(args: argparse.Namespace) -> dict[str, Any]:
+    return ray_run(
         args.config,
         args.inputs,
         args.output,
@@ -107,11 +123,6 @@ def _run_ray(args: argparse.Namespace) -> int:
         batch_size=args.batch_size,
         address=args.address,
     )
-    if args.json:
-        print(json.dumps(report, indent=2))
-    else:
-        print(format_report(report))
-    return EXIT_OK
 
 
 def _native_module() -> Any:
