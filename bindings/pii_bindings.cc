@@ -3,8 +3,11 @@
 // object that went in.
 #include <nanobind/stl/string.h>
 
+#include <algorithm>
+#include <array>
 #include <cstring>
 #include <limits>
+#include <span>
 
 #include "common.h"
 #include "luminamoon/data/common/error.h"
@@ -88,40 +91,143 @@ nb::object utf8_str(std::string_view s) {
   return nb::steal(obj);
 }
 
-// Whether every tag is ASCII: then masking an ASCII str gives ASCII text.
-bool ascii_tags(const PiiMasker& masker) {
-  for (const std::string& tag : masker.options().tags) {
-    for (const char c : tag) {
-      if (static_cast<unsigned char>(c) >= 0x80) return false;
-    }
-  }
-  return true;
+// A borrowed item of a tuple.
+PyObject* tuple_item(nb::handle tuple, std::size_t i) {
+#if defined(Py_LIMITED_API)
+  return PyTuple_GetItem(tuple.ptr(), static_cast<Py_ssize_t>(i));
+#else
+  return PyTuple_GET_ITEM(tuple.ptr(), static_cast<Py_ssize_t>(i));
+#endif
 }
 
-// The masked document as a str: the input object itself when it is a str that needs no change.
-// `ascii_tags`: see ascii_tags().
-nb::object result_str(nb::handle original, std::string_view input, bool changed,
-                      const std::string& out, bool ascii_tags) {
-  const bool from_str = original.is_valid() && PyUnicode_Check(original.ptr());
-  if (changed) {
+// The tags as the output builders need them: as str objects, with their lengths in code points
+// and (non-limited build) the largest character value their kind holds.
+struct TagSet {
+  std::array<nb::object, kPiiCategoryCount> str;
+  std::array<std::size_t, kPiiCategoryCount> length{};
 #if !defined(Py_LIMITED_API)
-    // An ASCII str with ASCII tags gives ASCII text: copy it into a new compact ASCII str
-    // instead of decoding it (the decoder checks every byte; on PII-dense text, where every
-    // document changes, that check is most of the cost of the output). The limited API (the
-    // abi3 build) has no access to a str's buffer and always decodes.
-    if (ascii_tags && from_str && PyUnicode_IS_ASCII(original.ptr())) {
-      PyObject* obj = PyUnicode_New(static_cast<Py_ssize_t>(out.size()), 127);
-      if (obj == nullptr) throw nb::python_error();
-      std::memcpy(PyUnicode_1BYTE_DATA(obj), out.data(), out.size());
-      return nb::steal(obj);
-    }
-#else
-    (void)ascii_tags;
+  std::array<Py_UCS4, kPiiCategoryCount> maxchar{};
+  std::array<bool, kPiiCategoryCount> ascii{};
 #endif
-    return utf8_str(out);
+
+  explicit TagSet(const PiiMasker& masker) {
+    for (std::size_t k = 0; k < kPiiCategoryCount; ++k) {
+      str[k] = utf8_str(masker.options().tags[k]);
+      length[k] = static_cast<std::size_t>(PyUnicode_GetLength(str[k].ptr()));
+#if !defined(Py_LIMITED_API)
+      maxchar[k] = PyUnicode_MAX_CHAR_VALUE(str[k].ptr());
+      ascii[k] = PyUnicode_IS_ASCII(str[k].ptr());
+#endif
+    }
   }
-  if (from_str) return nb::borrow(original);
-  return utf8_str(input);  // unchanged means valid UTF-8
+};
+
+#if !defined(Py_LIMITED_API)
+// Code points of well-formed UTF-8 (the UTF-8 form of a str): every byte that is not a
+// continuation byte (10xxxxxx) starts one. Eight bytes at a time: bit 7 of each byte of
+// w & ~(w << 1) is set exactly for the bytes whose top bits are 10.
+std::size_t code_points_of_valid_utf8(const char* p, std::size_t n) {
+  std::size_t continuation = 0, i = 0;
+  for (; i + 8 <= n; i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    continuation += static_cast<std::size_t>(
+        __builtin_popcountll(w & ~(w << 1) & 0x8080808080808080ULL));
+  }
+  for (; i < n; ++i) continuation += (static_cast<unsigned char>(p[i]) & 0xC0) == 0x80 ? 1 : 0;
+  return n - continuation;
+}
+
+// The masked document written straight into a new str, without an intermediate UTF-8 copy: the
+// characters between the matches are copied from `original` (a str whose UTF-8 form is `utf8`),
+// each match is replaced by its tag. Matches are ASCII, so the output keeps every non-ASCII
+// character of the input: its kind is the wider of the input's and the used tags' kinds, which
+// is what makes it the canonical (narrowest) form CPython requires. nullptr with an exception
+// set on failure.
+PyObject* masked_str(PyObject* original, std::string_view utf8, std::span<const PiiMatch> matches,
+                     const TagSet& tags) {
+  const bool input_ascii = PyUnicode_IS_ASCII(original);
+  Py_UCS4 maxchar = PyUnicode_MAX_CHAR_VALUE(original);
+  bool tags_ascii = true;
+  Py_ssize_t length = PyUnicode_GET_LENGTH(original);
+  for (const PiiMatch& m : matches) {
+    const auto k = static_cast<std::size_t>(m.category);
+    maxchar = std::max(maxchar, tags.maxchar[k]);
+    tags_ascii = tags_ascii && tags.ascii[k];
+    length += static_cast<Py_ssize_t>(tags.length[k]) -
+              static_cast<Py_ssize_t>(m.byte_end - m.byte_start);
+  }
+  PyObject* out = PyUnicode_New(length, maxchar);
+  if (out == nullptr) return nullptr;
+  if (input_ascii && tags_ascii) {
+    // Everything is ASCII: characters are bytes, and the input's UTF-8 form is its buffer.
+    auto* dst = reinterpret_cast<char*>(PyUnicode_1BYTE_DATA(out));
+    std::size_t byte = 0;
+    for (const PiiMatch& m : matches) {
+      const auto k = static_cast<std::size_t>(m.category);
+      std::memcpy(dst, utf8.data() + byte, m.byte_start - byte);
+      dst += m.byte_start - byte;
+      const auto* tag = PyUnicode_1BYTE_DATA(tags.str[k].ptr());
+      std::memcpy(dst, tag, tags.length[k]);
+      dst += tags.length[k];
+      byte = m.byte_end;
+    }
+    std::memcpy(dst, utf8.data() + byte, utf8.size() - byte);
+    return out;
+  }
+  // Runs of characters are copied by CPython, which widens them to the output's kind.
+  Py_ssize_t from = 0, to = 0;
+  std::size_t byte = 0;
+  auto copy = [&](PyObject* source, Py_ssize_t at, Py_ssize_t count) {
+    if (count == 0) return true;
+    if (PyUnicode_CopyCharacters(out, to, source, at, count) < 0) return false;
+    to += count;
+    return true;
+  };
+  for (const PiiMatch& m : matches) {
+    const auto k = static_cast<std::size_t>(m.category);
+    const std::size_t gap_bytes = m.byte_start - byte;
+    const auto gap = static_cast<Py_ssize_t>(
+        input_ascii ? gap_bytes : code_points_of_valid_utf8(utf8.data() + byte, gap_bytes));
+    if (!copy(original, from, gap) ||
+        !copy(tags.str[k].ptr(), 0, static_cast<Py_ssize_t>(tags.length[k]))) {
+      Py_DECREF(out);
+      return nullptr;
+    }
+    from += gap + static_cast<Py_ssize_t>(m.byte_end - m.byte_start);
+    byte = m.byte_end;
+  }
+  if (!copy(original, from, length - to)) {
+    Py_DECREF(out);
+    return nullptr;
+  }
+  return out;
+}
+#endif
+
+// The masked document as a str. A str that needs no change comes back as the very same object;
+// a changed str is written straight into the new str (non-limited build); everything else
+// (bytes, Arrow, the abi3 build, which has no access to a str's buffer) is spliced into
+// `scratch` as UTF-8 and decoded.
+nb::object result_str(const PiiMasker& masker, nb::handle original, std::string_view input,
+                      const PiiBatchMatches& found, std::size_t i, const TagSet& tags,
+                      std::string& scratch) {
+  const bool from_str = original.is_valid() && PyUnicode_Check(original.ptr());
+  if (!found.changed(i)) {
+    if (from_str) return nb::borrow(original);
+    return utf8_str(input);  // unchanged means valid UTF-8
+  }
+#if !defined(Py_LIMITED_API)
+  if (from_str) {
+    PyObject* obj = masked_str(original.ptr(), input, found.of(i), tags);
+    if (obj == nullptr) throw nb::python_error();
+    return nb::steal(obj);
+  }
+#else
+  (void)tags;
+#endif
+  masker.splice(input, found.of(i), found.valid_utf8[i] != 0, scratch);
+  return utf8_str(scratch);
 }
 
 }  // namespace
@@ -232,14 +338,15 @@ void bind_pii(nb::module_& m) {
           [](PiiMasker& masker, nb::handle text) -> nb::object {
             DocumentViews views;
             const std::string_view input = views.add(text, "text");
-            const bool from_str = PyUnicode_Check(text.ptr());
-            std::string out;
-            bool changed = false;
+            const std::uint8_t from_str = PyUnicode_Check(text.ptr()) ? 1 : 0;
+            PiiBatchMatches found;
             {
               nb::gil_scoped_release release;
-              changed = masker.mask(input, out, from_str);
+              masker.find_batch(std::span<const std::string_view>(&input, 1), found,
+                                std::span<const std::uint8_t>(&from_str, 1));
             }
-            return result_str(text, input, changed, out, ascii_tags(masker));
+            std::string scratch;
+            return result_str(masker, text, input, found, 0, TagSet(masker), scratch);
           },
           "text"_a, nb::sig("def mask(self, text: str | bytes | bytearray | memoryview) -> str"),
           "The text with every match replaced by its category's tag. Bytes are decoded as UTF-8 "
@@ -248,37 +355,36 @@ void bind_pii(nb::module_& m) {
           "mask_batch",
           [](PiiMasker& masker, nb::handle texts) {
             DocumentViews views;
-            nb::object originals;  // the str objects, for returning unchanged ones as they are
+            nb::object originals;  // the str objects (a tuple), to return unchanged ones as they are
             std::vector<std::uint8_t> from_str;  // str input is valid UTF-8 by construction
             if (PyList_Check(texts.ptr()) || PyTuple_Check(texts.ptr())) {
-              nb::tuple items = nb::steal<nb::tuple>(PySequence_Tuple(texts.ptr()));
-              const std::size_t n = nb::len(items);
-              from_str.resize(n);
-              for (std::size_t i = 0; i < n; ++i) {
-                views.add(items[i], "texts[" + std::to_string(i) + "]");
-                from_str[i] = PyUnicode_Check(items[i].ptr()) ? 1 : 0;
+              originals = nb::steal(PySequence_Tuple(texts.ptr()));
+              if (!originals.is_valid()) throw nb::python_error();
+              views.add_batch(originals);  // the same tuple: a tuple's snapshot is itself
+              from_str.resize(views.views().size());
+              for (std::size_t i = 0; i < from_str.size(); ++i) {
+                from_str[i] = PyUnicode_Check(tuple_item(originals, i)) ? 1 : 0;
               }
-              originals = std::move(items);
             } else {
               views.add_batch(texts);
             }
             const std::vector<std::string_view>& inputs = views.views();
-            std::vector<std::string> out;
-            std::vector<std::uint8_t> changed;
+            PiiBatchMatches found;
             PiiCounts totals{};
             {
               nb::gil_scoped_release release;
-              totals = masker.mask_batch(inputs, out, changed, from_str);
+              totals = masker.find_batch(inputs, found, from_str);
             }
             PyMaskResult result;
             PyObject* list = PyList_New(static_cast<Py_ssize_t>(inputs.size()));
             if (list == nullptr) throw nb::python_error();
             result.texts = nb::steal<nb::list>(list);
-            const bool tags_ascii = ascii_tags(masker);
+            const TagSet tags(masker);
+            std::string scratch;
             for (std::size_t i = 0; i < inputs.size(); ++i) {
-              nb::handle original = originals.is_valid() ? nb::handle(originals[i]) : nb::handle();
-              nb::object s = result_str(original, inputs[i], changed[i] != 0, out[i], tags_ascii);
-              std::string().swap(out[i]);
+              nb::handle original =
+                  originals.is_valid() ? nb::handle(tuple_item(originals, i)) : nb::handle();
+              nb::object s = result_str(masker, original, inputs[i], found, i, tags, scratch);
               PyList_SetItem(list, static_cast<Py_ssize_t>(i), s.release().ptr());
             }
             result.counts = counts_dict(totals);

@@ -101,17 +101,16 @@ bool valid_utf8_fast(std::string_view text) {
   return utf8_internal::valid_prefix(d, text.size()) == text.size();
 }
 
-bool PiiMasker::mask_into(std::string_view text, std::string& out, PiiCounts& counts,
-                          bool known_valid_utf8) const {
-  counts = {};
-  thread_local std::vector<pii_internal::Candidate> found;
-  pii_internal::find_spans(text, scan_config(options_), pii_internal::active_anchor_kernel(),
-                           found);
-  const bool valid = known_valid_utf8 || valid_utf8_fast(text);
-  if (found.empty() && valid) return false;
+namespace {
+
+// The masked text of `text`: every item of `items` (sorted, non-overlapping, with start/end/
+// category read by `get`) replaced by its tag; the text between them copied, or repaired.
+template <typename Items, typename Get>
+void splice_items(std::string_view text, const Items& items, Get get, bool valid,
+                  const std::array<std::string, kPiiCategoryCount>& tags, std::string& out) {
   out.clear();
   std::size_t reserve = text.size();
-  for (const auto& c : found) reserve += options_.tags[static_cast<std::size_t>(c.category)].size();
+  for (const auto& item : items) reserve += tags[static_cast<std::size_t>(get(item).category)].size();
   out.reserve(reserve);
   auto copy = [&](std::string_view piece) {
     if (valid) {
@@ -121,14 +120,34 @@ bool PiiMasker::mask_into(std::string_view text, std::string& out, PiiCounts& co
     }
   };
   std::size_t byte = 0;
-  for (const auto& c : found) {
-    const auto k = static_cast<std::size_t>(c.category);
-    copy(text.substr(byte, c.start - byte));
-    out.append(options_.tags[k]);
-    ++counts[k];
-    byte = c.end;
+  for (const auto& item : items) {
+    const PiiMatch m = get(item);
+    copy(text.substr(byte, m.byte_start - byte));
+    out.append(tags[static_cast<std::size_t>(m.category)]);
+    byte = m.byte_end;
   }
   copy(text.substr(byte));
+}
+
+PiiMatch match_of(const pii_internal::Candidate& c) { return PiiMatch{c.start, c.end, c.category}; }
+
+}  // namespace
+
+void PiiMasker::splice(std::string_view text, std::span<const PiiMatch> matches, bool valid_utf8,
+                       std::string& out) const {
+  splice_items(text, matches, [](const PiiMatch& m) { return m; }, valid_utf8, options_.tags, out);
+}
+
+bool PiiMasker::mask_into(std::string_view text, std::string& out, PiiCounts& counts,
+                          bool known_valid_utf8) const {
+  counts = {};
+  thread_local std::vector<pii_internal::Candidate> found;
+  pii_internal::find_spans(text, scan_config(options_), pii_internal::active_anchor_kernel(),
+                           found);
+  const bool valid = known_valid_utf8 || valid_utf8_fast(text);
+  if (found.empty() && valid) return false;
+  for (const auto& c : found) ++counts[static_cast<std::size_t>(c.category)];
+  splice_items(text, found, match_of, valid, options_.tags, out);
   return true;
 }
 
@@ -182,6 +201,80 @@ PiiCounts PiiMasker::mask_batch_into(std::span<const std::string_view> texts,
       for (std::size_t k = 0; k < kPiiCategoryCount; ++k) partial[worker][k] += doc[k];
     }
   });
+  PiiCounts totals{};
+  for (const PiiCounts& c : partial) {
+    for (std::size_t k = 0; k < kPiiCategoryCount; ++k) totals[k] += c[k];
+  }
+  return totals;
+}
+
+PiiCounts PiiMasker::find_batch(std::span<const std::string_view> texts, PiiBatchMatches& out,
+                                std::span<const std::uint8_t> known_valid_utf8) {
+  const PiiCounts totals = find_batch_into(texts, out, known_valid_utf8);
+  std::size_t total_bytes = 0;
+  for (std::string_view t : texts) total_bytes += t.size();
+  record(texts.size(), total_bytes, totals);
+  return totals;
+}
+
+PiiCounts PiiMasker::find_batch_into(std::span<const std::string_view> texts,
+                                     PiiBatchMatches& out,
+                                     std::span<const std::uint8_t> known_valid_utf8) const {
+  const std::size_t n = texts.size();
+  if (!known_valid_utf8.empty() && known_valid_utf8.size() != n) {
+    throw InvalidArgument("PIIMasker::find_batch: " + std::to_string(known_valid_utf8.size()) +
+                          " validity flags for " + std::to_string(n) + " documents");
+  }
+  out.matches.clear();
+  out.first.assign(n + 1, 0);
+  out.valid_utf8.assign(n, 0);
+  std::size_t total_bytes = 0;
+  for (std::string_view t : texts) total_bytes += t.size();
+  WorkerPool& pool = WorkerPool::shared();
+  const unsigned workers =
+      std::min<unsigned>(pool.workers_for(total_bytes, options_.threads, kMinBytesPerWorker),
+                         static_cast<unsigned>(std::max<std::size_t>(n, 1)));
+  const pii_internal::ScanConfig config = scan_config(options_);
+  const pii_internal::AnchorKernel& kernel = pii_internal::active_anchor_kernel();
+  // Each worker appends to its own list; first[i + 1] holds document i's match count until the
+  // lists are joined in document order below.
+  std::vector<std::vector<PiiMatch>> parts(workers);
+  std::vector<std::uint32_t> owner(workers > 1 ? n : 0);
+  std::vector<PiiCounts> partial(workers, PiiCounts{});
+  pool.run(n, workers, 0, [&](std::size_t begin, std::size_t end, unsigned worker) {
+    thread_local std::vector<pii_internal::Candidate> found;
+    std::vector<PiiMatch>& part = workers > 1 ? parts[worker] : out.matches;
+    PiiCounts& counts = partial[worker];
+    for (std::size_t i = begin; i < end; ++i) {
+      pii_internal::find_spans(texts[i], config, kernel, found);
+      out.valid_utf8[i] =
+          (!known_valid_utf8.empty() && known_valid_utf8[i] != 0) || valid_utf8_fast(texts[i])
+              ? 1
+              : 0;
+      for (const auto& c : found) {
+        part.push_back(match_of(c));
+        ++counts[static_cast<std::size_t>(c.category)];
+      }
+      out.first[i + 1] = found.size();
+      if (workers > 1) owner[i] = worker;
+    }
+  });
+  if (workers > 1) {
+    // Join the workers' lists: each worker's documents appear in its list in increasing order.
+    std::size_t total = 0;
+    for (const auto& part : parts) total += part.size();
+    out.matches.reserve(total);
+    std::vector<std::size_t> taken(workers, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto& part = parts[owner[i]];
+      std::size_t& at = taken[owner[i]];
+      const std::size_t count = out.first[i + 1];
+      out.matches.insert(out.matches.end(), part.begin() + static_cast<std::ptrdiff_t>(at),
+                         part.begin() + static_cast<std::ptrdiff_t>(at + count));
+      at += count;
+    }
+  }
+  for (std::size_t i = 0; i < n; ++i) out.first[i + 1] += out.first[i];
   PiiCounts totals{};
   for (const PiiCounts& c : partial) {
     for (std::size_t k = 0; k < kPiiCategoryCount; ++k) totals[k] += c[k];

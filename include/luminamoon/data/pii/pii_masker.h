@@ -59,6 +59,34 @@ struct PiiSpan {
 
 using PiiCounts = std::array<std::uint64_t, kPiiCategoryCount>;
 
+// One span to replace, by byte offsets only (no code-point offsets: counting them costs a pass).
+struct PiiMatch {
+  std::size_t byte_start;
+  std::size_t byte_end;
+  PiiCategory category;
+  friend bool operator==(const PiiMatch&, const PiiMatch&) = default;
+};
+
+// The matches of a batch, for callers that build the masked texts themselves (the Python binding
+// writes each output str straight from the input and the matches, without an intermediate
+// std::string). Document i's matches are matches[first[i], first[i + 1]), sorted, never
+// overlapping: exactly the spans mask() replaces. valid_utf8[i] says whether document i is
+// well-formed UTF-8 (1 when the caller said so, see known_valid_utf8); document i needs a change
+// iff it has a match or is not valid.
+struct PiiBatchMatches {
+  std::vector<PiiMatch> matches;
+  std::vector<std::size_t> first;
+  std::vector<std::uint8_t> valid_utf8;
+
+  std::size_t size() const noexcept { return valid_utf8.size(); }
+  std::span<const PiiMatch> of(std::size_t i) const noexcept {
+    return std::span<const PiiMatch>(matches).subspan(first[i], first[i + 1] - first[i]);
+  }
+  bool changed(std::size_t i) const noexcept {
+    return first[i + 1] != first[i] || valid_utf8[i] == 0;
+  }
+};
+
 struct PiiStats {
   std::uint64_t documents = 0;
   std::uint64_t bytes = 0;
@@ -97,6 +125,21 @@ class PiiMasker {
   PiiCounts mask_batch_into(std::span<const std::string_view> texts, std::vector<std::string>& out,
                             std::vector<std::uint8_t>& changed,
                             std::span<const std::uint8_t> known_valid_utf8 = {}) const;
+
+  // The matches of every document on options().threads workers (see PiiBatchMatches), with
+  // the same rules, threads and validity flags as mask_batch; returns the batch totals and
+  // updates counts() and stats() as mask_batch does. splice() turns them into mask_batch's text.
+  PiiCounts find_batch(std::span<const std::string_view> texts, PiiBatchMatches& out,
+                       std::span<const std::uint8_t> known_valid_utf8 = {});
+  // find_batch without touching counts() and stats().
+  PiiCounts find_batch_into(std::span<const std::string_view> texts, PiiBatchMatches& out,
+                            std::span<const std::uint8_t> known_valid_utf8 = {}) const;
+
+  // Writes `text` with each of `matches` (sorted, non-overlapping, as find_batch gives them)
+  // replaced by its category's tag to `out` (replacing its contents); invalid UTF-8 outside the
+  // matches becomes U+FFFD unless `valid_utf8`. mask_into's output is exactly this.
+  void splice(std::string_view text, std::span<const PiiMatch> matches, bool valid_utf8,
+              std::string& out) const;
 
   // The pipeline stage: masks every kept document of `batch` in place (never drops one) and
   // appends "documents", "documents_changed" and the per-category counts to `counters`.
