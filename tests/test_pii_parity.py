@@ -41,6 +41,10 @@ FRAGMENTS = [
     "a..b@c.de",
     "@",
     "icon@2x.png",
+    "x@y.PNG",
+    "a@b.Json",
+    "a@b.jsx",
+    "a@b.pngs",
     "user@localhost",
     ".x@y.org",
     "mail.",
@@ -113,6 +117,9 @@ FRAGMENTS = [
     "aws_secret_access_key",
     "secret_key",
     "SecretAccessKey",
+    "SECRET-KEY",
+    "secret_keys",
+    " =>\t",
     "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
     " = ",
     ": ",
@@ -289,6 +296,21 @@ def batch_digest(mod: ModuleType, corpus: list[str]) -> str:
             for s in masker.find(text):
                 h.update(repr((s.category, s.start, s.end, s.byte_start, s.byte_end)).encode())
     return h.hexdigest()
+
+
+@pytest.mark.parametrize("pad", [0, 185, 186, 187, 250])
+def test_message_id_line_window_and_key_context(pad: int) -> None:
+    # The edges of the verifier shortcuts (issue 15): the message-id header's line start is
+    # looked for within 200 bytes of the local part; the AWS key context is checked first.
+    key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+    for text in (
+        "x\nMessage-ID: <" + "x" * pad + " id@example.com>",
+        "x\n" + "y" * pad + "\nReferences: <a@b.org>",
+        "secret_key" + " " * (pad % 20) + ":= '" + key + "'",
+        "aws_secret_access_key" + "\t" * (pad % 18) + "=>" + key,
+    ):
+        for options in OPTION_SETS:
+            same(options, text)
 
 
 def test_seeded_corpus_through_mask_batch() -> None:

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -254,6 +255,102 @@ TEST(PiiMasker, BatchIsIndependentOfThreadsAndCounts) {
   EXPECT_EQ(m1.stats().counts[0], 3000u);
   m1.reset_stats();
   EXPECT_EQ(m1.stats().documents, 0u);
+}
+
+// find_batch + splice is mask_batch: same changed flags, same text, same counts and statistics,
+// for every thread count, with invalid UTF-8 and with and without the caller's validity flags.
+TEST(PiiMasker, FindBatchSplicedEqualsMaskBatch) {
+  std::vector<std::string> docs = {"",
+                                   "no pii here",
+                                   "mail a@b.co and 8.8.8.8, card 4111 1111 1111 1111",
+                                   "\xFF\xFE bad bytes, no match",
+                                   "\xC3 a@b.co \xE2\x82",
+                                   "caf\xC3\xA9 jo@example.org",
+                                   "aws_secret_access_key := \"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\""};
+  for (int i = 0; i < 1500; ++i) {
+    docs.push_back(std::string(static_cast<std::size_t>(i % 97), 'x') + " u" + std::to_string(i) +
+                   "@example.com " + (i % 5 == 0 ? "8.8.4.4" : "1.2.3"));
+  }
+  std::vector<std::string_view> views(docs.begin(), docs.end());
+  std::vector<std::uint8_t> valid(views.size());
+  for (std::size_t i = 0; i < views.size(); ++i) valid[i] = utf8_is_valid(views[i]) ? 1 : 0;
+  for (const unsigned threads : {1u, 4u}) {
+    for (const bool flags : {false, true}) {
+      PiiMaskerOptions o;
+      o.threads = threads;
+      o.tags[0] = "[\xC3\x89]";
+      PiiMasker reference(o), masker(o);
+      std::vector<std::string> out;
+      std::vector<std::uint8_t> changed;
+      const std::span<const std::uint8_t> known =
+          flags ? std::span<const std::uint8_t>(valid) : std::span<const std::uint8_t>();
+      const PiiCounts want = reference.mask_batch(views, out, changed, known);
+      PiiBatchMatches found;
+      const PiiCounts got = masker.find_batch(views, found, known);
+      EXPECT_EQ(got, want);
+      ASSERT_EQ(found.size(), views.size());
+      ASSERT_EQ(found.first.size(), views.size() + 1);
+      EXPECT_EQ(found.first.back(), found.matches.size());
+      std::string spliced;
+      for (std::size_t i = 0; i < views.size(); ++i) {
+        EXPECT_EQ(found.valid_utf8[i], valid[i]) << i;
+        ASSERT_EQ(found.changed(i), changed[i] != 0) << i;
+        const std::vector<PiiSpan> spans = masker.find(views[i]);
+        ASSERT_EQ(found.of(i).size(), spans.size()) << i;
+        for (std::size_t k = 0; k < spans.size(); ++k) {
+          EXPECT_EQ(found.of(i)[k], (PiiMatch{spans[k].byte_start, spans[k].byte_end,
+                                              spans[k].category}));
+        }
+        if (!changed[i]) continue;
+        masker.splice(views[i], found.of(i), found.valid_utf8[i] != 0, spliced);
+        EXPECT_EQ(spliced, out[i]) << i;
+      }
+      EXPECT_EQ(masker.stats().documents, reference.stats().documents);
+      EXPECT_EQ(masker.stats().bytes, reference.stats().bytes);
+      EXPECT_EQ(masker.stats().counts, reference.stats().counts);
+      EXPECT_EQ(masker.counts(), want);
+      // find_batch_into leaves the statistics alone.
+      masker.find_batch_into(views, found, known);
+      EXPECT_EQ(masker.stats().documents, reference.stats().documents);
+    }
+  }
+  PiiMasker m;
+  PiiBatchMatches found;
+  const std::vector<std::uint8_t> short_flags(2, 1);
+  EXPECT_THROW(m.find_batch(views, found, short_flags), InvalidArgument);
+}
+
+TEST(PiiMasker, FindBatchOfNothing) {
+  PiiMasker m;
+  PiiBatchMatches found;
+  m.find_batch({}, found);
+  EXPECT_EQ(found.size(), 0u);
+  EXPECT_EQ(found.first, std::vector<std::size_t>{0});
+  EXPECT_TRUE(found.matches.empty());
+}
+
+// The verifier shortcuts of issue 15 (packed file-extension TLDs, the message-id line start, the
+// AWS key context checked before the value) give the rule's answers at their edges.
+TEST(PiiMasker, VerifierShortcutEdges) {
+  EXPECT_EQ(masked("icon@2x.PNG a@b.Json c@d.jsx e@f.pngs g@h.io i@j.htmlx"),
+            "icon@2x.PNG a@b.Json c@d.jsx <EMAIL> <EMAIL> <EMAIL>");
+  for (const std::size_t pad : {0u, 150u, 185u, 186u, 187u, 188u, 250u}) {
+    // "Message-ID: <" + padding: the line start is found within 200 bytes of the local part.
+    const std::string line = "Message-ID: <" + std::string(pad, 'x') + " id@example.com>";
+    const std::string text = "x\n" + line;
+    const std::size_t local = text.find("id@");
+    const bool id_header = local - 2 <= 200;
+    EXPECT_EQ(masked(text) == text, id_header) << pad;
+  }
+  const std::string key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
+  for (const std::string assign : {":", "=", ":=", "=>", " = ", "  :  ", " =>\t"}) {
+    EXPECT_EQ(masked("SECRET-KEY" + assign + "'" + key + "'"),
+              "SECRET-KEY" + assign + "'<API_KEY>'")
+        << assign;
+    EXPECT_EQ(masked("secret_keys" + assign + key), "secret_keys" + assign + key) << assign;
+  }
+  EXPECT_EQ(masked("secret_key" + std::string(17, ' ') + "=" + key),
+            "secret_key" + std::string(17, ' ') + "=" + key);
 }
 
 TEST(PiiMasker, CustomTagsAndInvalidTag) {
