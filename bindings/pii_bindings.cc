@@ -123,29 +123,14 @@ struct TagSet {
 };
 
 #if !defined(Py_LIMITED_API)
-// Code points of well-formed UTF-8 (the UTF-8 form of a str): every byte that is not a
-// continuation byte (10xxxxxx) starts one. Eight bytes at a time: bit 7 of each byte of
-// w & ~(w << 1) is set exactly for the bytes whose top bits are 10.
-std::size_t code_points_of_valid_utf8(const char* p, std::size_t n) {
-  std::size_t continuation = 0, i = 0;
-  for (; i + 8 <= n; i += 8) {
-    std::uint64_t w;
-    std::memcpy(&w, p + i, 8);
-    continuation += static_cast<std::size_t>(
-        __builtin_popcountll(w & ~(w << 1) & 0x8080808080808080ULL));
-  }
-  for (; i < n; ++i) continuation += (static_cast<unsigned char>(p[i]) & 0xC0) == 0x80 ? 1 : 0;
-  return n - continuation;
-}
-
 // The masked document written straight into a new str, without an intermediate UTF-8 copy: the
 // characters between the matches are copied from `original` (a str whose UTF-8 form is `utf8`),
 // each match is replaced by its tag. Matches are ASCII, so the output keeps every non-ASCII
 // character of the input: its kind is the wider of the input's and the used tags' kinds, which
 // is what makes it the canonical (narrowest) form CPython requires. nullptr with an exception
 // set on failure.
-PyObject* masked_str(PyObject* original, std::string_view utf8, std::span<const PiiMatch> matches,
-                     const TagSet& tags) {
+PyObject* masked_str(const PiiMasker& masker, PyObject* original, std::string_view utf8,
+                     std::span<const PiiMatch> matches, const TagSet& tags) {
   const bool input_ascii = PyUnicode_IS_ASCII(original);
   Py_UCS4 maxchar = PyUnicode_MAX_CHAR_VALUE(original);
   bool tags_ascii = true;
@@ -161,18 +146,7 @@ PyObject* masked_str(PyObject* original, std::string_view utf8, std::span<const 
   if (out == nullptr) return nullptr;
   if (input_ascii && tags_ascii) {
     // Everything is ASCII: characters are bytes, and the input's UTF-8 form is its buffer.
-    auto* dst = reinterpret_cast<char*>(PyUnicode_1BYTE_DATA(out));
-    std::size_t byte = 0;
-    for (const PiiMatch& m : matches) {
-      const auto k = static_cast<std::size_t>(m.category);
-      std::memcpy(dst, utf8.data() + byte, m.byte_start - byte);
-      dst += m.byte_start - byte;
-      const auto* tag = PyUnicode_1BYTE_DATA(tags.str[k].ptr());
-      std::memcpy(dst, tag, tags.length[k]);
-      dst += tags.length[k];
-      byte = m.byte_end;
-    }
-    std::memcpy(dst, utf8.data() + byte, utf8.size() - byte);
+    masker.splice_valid_into(utf8, matches, reinterpret_cast<char*>(PyUnicode_1BYTE_DATA(out)));
     return out;
   }
   // Runs of characters are copied by CPython, which widens them to the output's kind.
@@ -188,7 +162,7 @@ PyObject* masked_str(PyObject* original, std::string_view utf8, std::span<const 
     const auto k = static_cast<std::size_t>(m.category);
     const std::size_t gap_bytes = m.byte_start - byte;
     const auto gap = static_cast<Py_ssize_t>(
-        input_ascii ? gap_bytes : code_points_of_valid_utf8(utf8.data() + byte, gap_bytes));
+        input_ascii ? gap_bytes : utf8_code_points_of_valid(utf8.substr(byte, gap_bytes)));
     if (!copy(original, from, gap) ||
         !copy(tags.str[k].ptr(), 0, static_cast<Py_ssize_t>(tags.length[k]))) {
       Py_DECREF(out);
@@ -219,7 +193,7 @@ nb::object result_str(const PiiMasker& masker, nb::handle original, std::string_
   }
 #if !defined(Py_LIMITED_API)
   if (from_str) {
-    PyObject* obj = masked_str(original.ptr(), input, found.of(i), tags);
+    PyObject* obj = masked_str(masker, original.ptr(), input, found.of(i), tags);
     if (obj == nullptr) throw nb::python_error();
     return nb::steal(obj);
   }

@@ -44,6 +44,13 @@ std::size_t utf8_code_points(std::string_view bytes) noexcept {
   return utf8_internal::count_code_points(bytes);
 }
 
+std::size_t utf8_code_points_of_valid(std::string_view bytes) noexcept {
+  // A continuation byte (10xxxxxx) is below -64 as a signed char; the loop vectorises.
+  std::size_t continuation = 0;
+  for (const char c : bytes) continuation += static_cast<signed char>(c) < -64 ? 1 : 0;
+  return bytes.size() - continuation;
+}
+
 bool utf8_is_valid(std::string_view bytes) noexcept {
   try {
     return utf8_internal::is_valid(bytes);  // the live ISA's validator
@@ -136,6 +143,29 @@ PiiMatch match_of(const pii_internal::Candidate& c) { return PiiMatch{c.start, c
 void PiiMasker::splice(std::string_view text, std::span<const PiiMatch> matches, bool valid_utf8,
                        std::string& out) const {
   splice_items(text, matches, [](const PiiMatch& m) { return m; }, valid_utf8, options_.tags, out);
+}
+
+std::size_t PiiMasker::spliced_size(std::string_view text,
+                                    std::span<const PiiMatch> matches) const {
+  std::size_t size = text.size();
+  for (const PiiMatch& m : matches) {
+    size += options_.tags[static_cast<std::size_t>(m.category)].size() - (m.byte_end - m.byte_start);
+  }
+  return size;
+}
+
+void PiiMasker::splice_valid_into(std::string_view text, std::span<const PiiMatch> matches,
+                                  char* out) const {
+  std::size_t byte = 0;
+  for (const PiiMatch& m : matches) {
+    const std::string& tag = options_.tags[static_cast<std::size_t>(m.category)];
+    std::memcpy(out, text.data() + byte, m.byte_start - byte);
+    out += m.byte_start - byte;
+    std::memcpy(out, tag.data(), tag.size());
+    out += tag.size();
+    byte = m.byte_end;
+  }
+  std::memcpy(out, text.data() + byte, text.size() - byte);
 }
 
 bool PiiMasker::mask_into(std::string_view text, std::string& out, PiiCounts& counts,

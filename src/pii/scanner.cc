@@ -781,8 +781,13 @@ struct Scan {
     if (b == '@') {
       if (on(PiiCategory::kEmail)) email_at(t, p, out);
     } else if (b == ':' || b == '=') {
-      if (b == ':' && on(PiiCategory::kIpAddress) && p >= ipv6_done) {
-        auto run = [](std::uint8_t c) { return is(c, kHex) || c == ':' || c == '.'; };
+      auto run = [](std::uint8_t c) { return is(c, kHex) || c == ':' || c == '.'; };
+      if (b == ':' && on(PiiCategory::kIpAddress) && p >= ipv6_done &&
+          !run(t.before(p)) && !run(t.at(p + 1))) {
+        // A lone ':' ("Closes: #1", "http://"): the run would be ":" alone, no address (most
+        // ':' of prose end here, without the two scans and ipv6_run).
+        ipv6_done = p + 1;
+      } else if (b == ':' && on(PiiCategory::kIpAddress) && p >= ipv6_done) {
         std::size_t s = p, e = p;
         while (s > 0 && run(t.d[s - 1])) --s;
         while (e < t.n && run(t.d[e])) ++e;

@@ -140,6 +140,11 @@ class PiiMasker {
   // matches becomes U+FFFD unless `valid_utf8`. mask_into's output is exactly this.
   void splice(std::string_view text, std::span<const PiiMatch> matches, bool valid_utf8,
               std::string& out) const;
+  // splice() of well-formed UTF-8 written to `out`, which must hold spliced_size() bytes (the
+  // binding writes straight into a new str's buffer).
+  std::size_t spliced_size(std::string_view text, std::span<const PiiMatch> matches) const;
+  void splice_valid_into(std::string_view text, std::span<const PiiMatch> matches,
+                         char* out) const;
 
   // The pipeline stage: masks every kept document of `batch` in place (never drops one) and
   // appends "documents", "documents_changed" and the per-category counts to `counters`.
@@ -166,6 +171,10 @@ class PiiMasker {
 // Code points of `bytes` decoded like CPython's bytes.decode("utf-8", "replace"): every
 // well-formed sequence is one, and so is every maximal subpart of an ill-formed one.
 std::size_t utf8_code_points(std::string_view bytes) noexcept;
+
+// Code points of well-formed UTF-8 (the caller guarantees it, e.g. the UTF-8 form of a str): the
+// bytes that are not continuation bytes. utf8_code_points gives the same count on such input.
+std::size_t utf8_code_points_of_valid(std::string_view bytes) noexcept;
 
 // Appends `bytes` to `out` with every ill-formed sequence replaced by U+FFFD (same rule).
 void append_utf8_repaired(std::string_view bytes, std::string& out);
