@@ -5,6 +5,10 @@
 #include <algorithm>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "common/internal/utf8.h"
 #include "luminamoon/data/common/error.h"
 #include "luminamoon/data/common/worker_pool.h"
@@ -45,10 +49,29 @@ std::size_t utf8_code_points(std::string_view bytes) noexcept {
 }
 
 std::size_t utf8_code_points_of_valid(std::string_view bytes) noexcept {
-  // A continuation byte (10xxxxxx) is below -64 as a signed char; the loop vectorises.
-  std::size_t continuation = 0;
-  for (const char c : bytes) continuation += static_cast<signed char>(c) < -64 ? 1 : 0;
-  return bytes.size() - continuation;
+  // A continuation byte (10xxxxxx) is below -64 as a signed char.
+  const char* p = bytes.data();
+  const std::size_t n = bytes.size();
+  std::size_t continuation = 0, i = 0;
+#if defined(__SSE2__)
+  // SSE2 is in every x86-64 baseline: 16 bytes per step, counted in byte lanes (a compare gives
+  // -1 per continuation byte), summed into 64-bit lanes by psadbw every 255 steps at most.
+  const __m128i below = _mm_set1_epi8(-64), zero = _mm_setzero_si128();
+  __m128i total = zero;
+  while (i + 16 <= n) {
+    const std::size_t steps = std::min<std::size_t>((n - i) / 16, 255);
+    __m128i lanes = zero;
+    for (std::size_t k = 0; k < steps; ++k, i += 16) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+      lanes = _mm_sub_epi8(lanes, _mm_cmplt_epi8(v, below));
+    }
+    total = _mm_add_epi64(total, _mm_sad_epu8(lanes, zero));
+  }
+  continuation = static_cast<std::size_t>(_mm_cvtsi128_si64(total)) +
+                 static_cast<std::size_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(total, total)));
+#endif
+  for (; i < n; ++i) continuation += static_cast<signed char>(p[i]) < -64 ? 1 : 0;
+  return n - continuation;
 }
 
 bool utf8_is_valid(std::string_view bytes) noexcept {

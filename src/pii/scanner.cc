@@ -248,22 +248,22 @@ void email_at(const Text& t, std::size_t a, std::vector<Candidate>& out) {
   std::size_t q = p;
   while (q < limit && is(t.d[q], kLabel)) ++q;
   if (q == p) return;
-  std::size_t e = q;
+  // Each label is checked as the scan passes it (at most 63 bytes, no '-' at either end): one
+  // walk over the domain instead of a second one to split it at its dots.
+  const auto bad_label = [&](std::size_t from, std::size_t to) {
+    return to - from > 63 || t.d[from] == '-' || t.d[to - 1] == '-';
+  };
+  if (bad_label(p, q)) return;
+  std::size_t labels = 1, last = p, e = q;
   while (q + 1 < limit && t.d[q] == '.' && is(t.d[q + 1], kLabel)) {
-    ++q;
+    const std::size_t from = ++q;
     while (q < limit && is(t.d[q], kLabel)) ++q;
+    if (bad_label(from, q)) return;
+    ++labels;
+    last = from;
     e = q;
   }
-  if (e - p > kMaxDomain) return;
-  std::size_t labels = 0, label_start = p;
-  for (std::size_t i = p; i <= e; ++i) {
-    if (i < e && t.d[i] != '.') continue;
-    const std::size_t len = i - label_start;
-    if (len > 63 || t.d[label_start] == '-' || t.d[i - 1] == '-') return;
-    ++labels;
-    if (i == e && (labels < 2 || !tld_ok(t, label_start, e))) return;
-    label_start = i + 1;
-  }
+  if (e - p > kMaxDomain || labels < 2 || !tld_ok(t, last, e)) return;
   if (message_id_context(t, l)) return;
   out.push_back({l, e, PiiCategory::kEmail});
 }
@@ -741,6 +741,15 @@ bool aws_key_before(const Text& t, std::size_t q) {
   return t.ends_with_ci(q, "secret");
 }
 
+// The driver's inline test before aws_secret_at: aws_key_before_assignment(t, p) needs the byte
+// before the assignment to be a space, a quote or the 'y' of "key" (most ':' and '=' of text
+// follow a letter, a digit or a bracket, and end here without a call).
+inline bool aws_key_may_end_before(const Text& t, std::size_t p) {
+  const std::size_t q = (t.d[p] == '=' && t.at(p + 1) != '>' && p > 0 && t.d[p - 1] == ':') ? p - 1 : p;
+  const std::uint8_t c = t.before(q);
+  return c == 'y' || c == 'Y' || is_ws(c) || is_quote(c);
+}
+
 // p is a ':' or '='.
 void aws_secret_at(const Text& t, std::size_t p, std::vector<Candidate>& out) {
   if (!aws_key_before_assignment(t, p)) return;
@@ -794,7 +803,7 @@ struct Scan {
         ipv6_done = e;
         ipv6_run(t, s, e, config.mask_private_ips, out);
       }
-      if (on(PiiCategory::kApiKey)) aws_secret_at(t, p, out);
+      if (on(PiiCategory::kApiKey) && aws_key_may_end_before(t, p)) aws_secret_at(t, p, out);
     } else if (is_digit(b)) {
       if (on(PiiCategory::kIpAddress) && p >= ipv4_done) {
         auto run = [](std::uint8_t c) { return is_digit(c) || c == '.'; };

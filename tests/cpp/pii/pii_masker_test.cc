@@ -320,6 +320,25 @@ TEST(PiiMasker, FindBatchSplicedEqualsMaskBatch) {
   EXPECT_THROW(m.find_batch(views, found, short_flags), InvalidArgument);
 }
 
+// The valid-UTF-8 code point count equals the general one, across the SIMD block edges (16
+// bytes, and 255 blocks between two lane flushes).
+TEST(PiiMasker, CodePointsOfValidUtf8) {
+  const std::string_view pieces[] = {"a", "\xC3\xA9", "\xE4\xB8\xAD", "\xF0\x9F\x98\x80", " "};
+  std::string text;
+  std::uint32_t state = 12345;
+  for (std::size_t i = 0; text.size() < 9000; ++i) {
+    state = state * 1103515245u + 12345u;
+    text += pieces[(state >> 16) % 5];
+  }
+  for (std::size_t n = 0; n < text.size(); n += (n < 64 ? 1 : 97)) {
+    std::size_t end = n;
+    while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) ++end;
+    const std::string_view prefix(text.data(), end);
+    EXPECT_EQ(utf8_code_points_of_valid(prefix), utf8_code_points(prefix)) << end;
+  }
+  EXPECT_EQ(utf8_code_points_of_valid(text.substr(0, 4096)), utf8_code_points(text.substr(0, 4096)));
+}
+
 TEST(PiiMasker, FindBatchOfNothing) {
   PiiMasker m;
   PiiBatchMatches found;
