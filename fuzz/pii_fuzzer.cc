@@ -2,10 +2,12 @@
 // the options (bits 0-3: categories on, bit 4: mask_private_ips); the rest is the document.
 // Checks: spans sorted, disjoint, in bounds and ASCII; code-point offsets agree with the CPython
 // replacement rule; the scalar and the live anchor kernels find the same spans; the masked text
-// is valid UTF-8 and equals the repaired pieces joined by the tags.
+// is valid UTF-8 and equals the repaired pieces joined by the tags; find_batch gives the same
+// matches and change flag, and splice (and, for valid UTF-8, splice_valid_into) the same text.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,6 +50,31 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::string out;
   PiiCounts counts{};
   const bool changed = masker.mask_into(text, out, counts);
+
+  PiiBatchMatches found;
+  masker.find_batch_into(std::span<const std::string_view>(&text, 1), found);
+  if (found.size() != 1 || found.changed(0) != changed || found.of(0).size() != spans.size() ||
+      (found.valid_utf8[0] != 0) != utf8_is_valid(text)) {
+    std::abort();
+  }
+  for (std::size_t k = 0; k < spans.size(); ++k) {
+    const PiiMatch& m = found.of(0)[k];
+    if (m.byte_start != spans[k].byte_start || m.byte_end != spans[k].byte_end ||
+        m.category != spans[k].category) {
+      std::abort();
+    }
+  }
+  if (changed) {
+    std::string spliced;
+    masker.splice(text, found.of(0), found.valid_utf8[0] != 0, spliced);
+    if (spliced != out) std::abort();
+    if (found.valid_utf8[0] != 0) {
+      std::string direct(masker.spliced_size(text, found.of(0)), '\0');
+      masker.splice_valid_into(text, found.of(0), direct.data());
+      if (direct != out) std::abort();
+    }
+  }
+
   if (!changed) {
     if (!spans.empty() || !utf8_is_valid(text)) std::abort();
     return 0;

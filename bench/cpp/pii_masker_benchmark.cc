@@ -1,6 +1,12 @@
 // Google Benchmark micro-benchmarks of the PIIMasker core, one set per supported ISA: the anchor
 // kernel alone, the scan (anchors + verifiers) and mask_into, on 2 KB documents of synthetic prose
 // without PII and with ~1 PII item per KB. Bytes/s are of input text; one thread.
+//
+// On real PII-dense text (the JSONL shards named by LUMINAMOON_BENCH_PII_REAL, written by
+// `bench/bench_pii.py --real --write-real DIR`: mail and Debian changelogs): the scan per ISA,
+// and the two ways of producing every masked text, mask_batch_into (one std::string per
+// document, the path of the pipeline stage) and find_batch_into + splice_valid_into into one
+// buffer (what the Python binding does, writing into each new str).
 #include <benchmark/benchmark.h>
 
 #include <random>
@@ -9,6 +15,7 @@
 
 #include "luminamoon/data/pii/pii_masker.h"
 #include "pii/internal/scanner.h"
+#include "real_text.h"
 
 namespace luminamoon::data {
 namespace {
@@ -96,6 +103,72 @@ void BM_MaskInto(benchmark::State& state, bool with_pii) {
   state.SetBytesProcessed(state.iterations() * total_bytes(docs));
 }
 
+const std::vector<std::string>& real_documents() {
+  static const std::vector<std::string> docs = bench::load_real_text("LUMINAMOON_BENCH_PII_REAL");
+  return docs;
+}
+
+bool skip_without_real_text(benchmark::State& state) {
+  if (!real_documents().empty()) return false;
+  state.SkipWithError("set LUMINAMOON_BENCH_PII_REAL to JSONL shards (bench_pii.py --write-real)");
+  return true;
+}
+
+void BM_RealScan(benchmark::State& state, Isa isa) {
+  if (skip_without_real_text(state)) return;
+  const auto& kernel = pii_internal::anchor_kernel_for(isa);
+  const auto& docs = real_documents();
+  std::vector<pii_internal::Candidate> out;
+  for (auto _ : state) {
+    for (const auto& d : docs) {
+      pii_internal::find_spans(d, pii_internal::ScanConfig{}, kernel, out);
+      benchmark::DoNotOptimize(out.data());
+    }
+  }
+  state.SetBytesProcessed(state.iterations() * bench::total_bytes(docs));
+}
+
+// The masked texts as std::strings, one per document (the path before issue 15's binding work).
+void BM_RealMaskBatch(benchmark::State& state) {
+  if (skip_without_real_text(state)) return;
+  PiiMaskerOptions o;
+  o.threads = 1;
+  const PiiMasker masker(o);
+  const auto& docs = real_documents();
+  const std::vector<std::string_view> views(docs.begin(), docs.end());
+  const std::vector<std::uint8_t> valid(views.size(), 1);
+  std::vector<std::string> out;
+  std::vector<std::uint8_t> changed;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(masker.mask_batch_into(views, out, changed, valid));
+  }
+  state.SetBytesProcessed(state.iterations() * bench::total_bytes(docs));
+}
+
+// The matches of the batch, then each changed text written into a buffer of its exact size (the
+// binding writes into a new str instead).
+void BM_RealFindBatchSplice(benchmark::State& state) {
+  if (skip_without_real_text(state)) return;
+  PiiMaskerOptions o;
+  o.threads = 1;
+  const PiiMasker masker(o);
+  const auto& docs = real_documents();
+  const std::vector<std::string_view> views(docs.begin(), docs.end());
+  const std::vector<std::uint8_t> valid(views.size(), 1);
+  PiiBatchMatches found;
+  std::vector<char> buffer;
+  for (auto _ : state) {
+    masker.find_batch_into(views, found, valid);
+    for (std::size_t i = 0; i < views.size(); ++i) {
+      if (!found.changed(i)) continue;
+      buffer.resize(masker.spliced_size(views[i], found.of(i)));
+      masker.splice_valid_into(views[i], found.of(i), buffer.data());
+      benchmark::DoNotOptimize(buffer.data());
+    }
+  }
+  state.SetBytesProcessed(state.iterations() * bench::total_bytes(docs));
+}
+
 }  // namespace
 }  // namespace luminamoon::data
 
@@ -107,6 +180,12 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark(("BM_Scan/no_pii/" + name).c_str(), BM_Scan, isa, false);
     benchmark::RegisterBenchmark(("BM_Scan/pii/" + name).c_str(), BM_Scan, isa, true);
   }
+  for (const Isa isa : supported_isas()) {
+    const std::string name(isa_name(isa));
+    benchmark::RegisterBenchmark(("BM_RealScan/" + name).c_str(), BM_RealScan, isa);
+  }
+  benchmark::RegisterBenchmark("BM_RealMaskBatch/live_isa", BM_RealMaskBatch);
+  benchmark::RegisterBenchmark("BM_RealFindBatchSplice/live_isa", BM_RealFindBatchSplice);
   benchmark::RegisterBenchmark("BM_MaskInto/no_pii/live_isa", BM_MaskInto, false);
   benchmark::RegisterBenchmark("BM_MaskInto/pii/live_isa", BM_MaskInto, true);
   benchmark::Initialize(&argc, argv);

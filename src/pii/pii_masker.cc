@@ -140,7 +140,8 @@ void splice_items(std::string_view text, const Items& items, Get get, bool valid
                   const std::array<std::string, kPiiCategoryCount>& tags, std::string& out) {
   out.clear();
   std::size_t reserve = text.size();
-  for (const auto& item : items) reserve += tags[static_cast<std::size_t>(get(item).category)].size();
+  for (const auto& item : items)
+    reserve += tags[static_cast<std::size_t>(get(item).category)].size();
   out.reserve(reserve);
   auto copy = [&](std::string_view piece) {
     if (valid) {
@@ -165,14 +166,16 @@ PiiMatch match_of(const pii_internal::Candidate& c) { return PiiMatch{c.start, c
 
 void PiiMasker::splice(std::string_view text, std::span<const PiiMatch> matches, bool valid_utf8,
                        std::string& out) const {
-  splice_items(text, matches, [](const PiiMatch& m) { return m; }, valid_utf8, options_.tags, out);
+  splice_items(
+      text, matches, [](const PiiMatch& m) { return m; }, valid_utf8, options_.tags, out);
 }
 
 std::size_t PiiMasker::spliced_size(std::string_view text,
                                     std::span<const PiiMatch> matches) const {
   std::size_t size = text.size();
   for (const PiiMatch& m : matches) {
-    size += options_.tags[static_cast<std::size_t>(m.category)].size() - (m.byte_end - m.byte_start);
+    size +=
+        options_.tags[static_cast<std::size_t>(m.category)].size() - (m.byte_end - m.byte_start);
   }
   return size;
 }
@@ -270,8 +273,7 @@ PiiCounts PiiMasker::find_batch(std::span<const std::string_view> texts, PiiBatc
   return totals;
 }
 
-PiiCounts PiiMasker::find_batch_into(std::span<const std::string_view> texts,
-                                     PiiBatchMatches& out,
+PiiCounts PiiMasker::find_batch_into(std::span<const std::string_view> texts, PiiBatchMatches& out,
                                      std::span<const std::uint8_t> known_valid_utf8) const {
   const std::size_t n = texts.size();
   if (!known_valid_utf8.empty() && known_valid_utf8.size() != n) {
@@ -301,9 +303,8 @@ PiiCounts PiiMasker::find_batch_into(std::span<const std::string_view> texts,
     for (std::size_t i = begin; i < end; ++i) {
       pii_internal::find_spans(texts[i], config, kernel, found);
       out.valid_utf8[i] =
-          (!known_valid_utf8.empty() && known_valid_utf8[i] != 0) || valid_utf8_fast(texts[i])
-              ? 1
-              : 0;
+          (!known_valid_utf8.empty() && known_valid_utf8[i] != 0) || valid_utf8_fast(texts[i]) ? 1
+                                                                                               : 0;
       for (const auto& c : found) {
         part.push_back(match_of(c));
         ++counts[static_cast<std::size_t>(c.category)];

@@ -745,7 +745,8 @@ bool aws_key_before(const Text& t, std::size_t q) {
 // before the assignment to be a space, a quote or the 'y' of "key" (most ':' and '=' of text
 // follow a letter, a digit or a bracket, and end here without a call).
 inline bool aws_key_may_end_before(const Text& t, std::size_t p) {
-  const std::size_t q = (t.d[p] == '=' && t.at(p + 1) != '>' && p > 0 && t.d[p - 1] == ':') ? p - 1 : p;
+  const std::size_t q =
+      (t.d[p] == '=' && t.at(p + 1) != '>' && p > 0 && t.d[p - 1] == ':') ? p - 1 : p;
   const std::uint8_t c = t.before(q);
   return c == 'y' || c == 'Y' || is_ws(c) || is_quote(c);
 }
@@ -791,8 +792,8 @@ struct Scan {
       if (on(PiiCategory::kEmail)) email_at(t, p, out);
     } else if (b == ':' || b == '=') {
       auto run = [](std::uint8_t c) { return is(c, kHex) || c == ':' || c == '.'; };
-      if (b == ':' && on(PiiCategory::kIpAddress) && p >= ipv6_done &&
-          !run(t.before(p)) && !run(t.at(p + 1))) {
+      if (b == ':' && on(PiiCategory::kIpAddress) && p >= ipv6_done && !run(t.before(p)) &&
+          !run(t.at(p + 1))) {
         // A lone ':' ("Closes: #1", "http://"): the run would be ":" alone, no address (most
         // ':' of prose end here, without the two scans and ipv6_run).
         ipv6_done = p + 1;

@@ -260,13 +260,14 @@ TEST(PiiMasker, BatchIsIndependentOfThreadsAndCounts) {
 // find_batch + splice is mask_batch: same changed flags, same text, same counts and statistics,
 // for every thread count, with invalid UTF-8 and with and without the caller's validity flags.
 TEST(PiiMasker, FindBatchSplicedEqualsMaskBatch) {
-  std::vector<std::string> docs = {"",
-                                   "no pii here",
-                                   "mail a@b.co and 8.8.8.8, card 4111 1111 1111 1111",
-                                   "\xFF\xFE bad bytes, no match",
-                                   "\xC3 a@b.co \xE2\x82",
-                                   "caf\xC3\xA9 jo@example.org",
-                                   "aws_secret_access_key := \"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\""};
+  std::vector<std::string> docs = {
+      "",
+      "no pii here",
+      "mail a@b.co and 8.8.8.8, card 4111 1111 1111 1111",
+      "\xFF\xFE bad bytes, no match",
+      "\xC3 a@b.co \xE2\x82",
+      "caf\xC3\xA9 jo@example.org",
+      "aws_secret_access_key := \"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\""};
   for (int i = 0; i < 1500; ++i) {
     docs.push_back(std::string(static_cast<std::size_t>(i % 97), 'x') + " u" + std::to_string(i) +
                    "@example.com " + (i % 5 == 0 ? "8.8.4.4" : "1.2.3"));
@@ -298,8 +299,8 @@ TEST(PiiMasker, FindBatchSplicedEqualsMaskBatch) {
         const std::vector<PiiSpan> spans = masker.find(views[i]);
         ASSERT_EQ(found.of(i).size(), spans.size()) << i;
         for (std::size_t k = 0; k < spans.size(); ++k) {
-          EXPECT_EQ(found.of(i)[k], (PiiMatch{spans[k].byte_start, spans[k].byte_end,
-                                              spans[k].category}));
+          EXPECT_EQ(found.of(i)[k],
+                    (PiiMatch{spans[k].byte_start, spans[k].byte_end, spans[k].category}));
         }
         if (!changed[i]) continue;
         masker.splice(views[i], found.of(i), found.valid_utf8[i] != 0, spliced);
@@ -336,7 +337,8 @@ TEST(PiiMasker, CodePointsOfValidUtf8) {
     const std::string_view prefix(text.data(), end);
     EXPECT_EQ(utf8_code_points_of_valid(prefix), utf8_code_points(prefix)) << end;
   }
-  EXPECT_EQ(utf8_code_points_of_valid(text.substr(0, 4096)), utf8_code_points(text.substr(0, 4096)));
+  EXPECT_EQ(utf8_code_points_of_valid(text.substr(0, 4096)),
+            utf8_code_points(text.substr(0, 4096)));
 }
 
 TEST(PiiMasker, FindBatchOfNothing) {

@@ -143,8 +143,7 @@ class PiiMasker {
   // splice() of well-formed UTF-8 written to `out`, which must hold spliced_size() bytes (the
   // binding writes straight into a new str's buffer).
   std::size_t spliced_size(std::string_view text, std::span<const PiiMatch> matches) const;
-  void splice_valid_into(std::string_view text, std::span<const PiiMatch> matches,
-                         char* out) const;
+  void splice_valid_into(std::string_view text, std::span<const PiiMatch> matches, char* out) const;
 
   // The pipeline stage: masks every kept document of `batch` in place (never drops one) and
   // appends "documents", "documents_changed" and the per-category counts to `counters`.
