@@ -329,8 +329,8 @@ void bind_pii(nb::module_& m) {
           "mask_batch",
           [](PiiMasker& masker, nb::handle texts) {
             DocumentViews views;
-            nb::object
-                originals;  // the str objects (a tuple), to return unchanged ones as they are
+            // The str objects (a tuple), to return unchanged ones as they are.
+            nb::object originals;
             std::vector<std::uint8_t> from_str;  // str input is valid UTF-8 by construction
             if (PyList_Check(texts.ptr()) || PyTuple_Check(texts.ptr())) {
               originals = nb::steal(PySequence_Tuple(texts.ptr()));

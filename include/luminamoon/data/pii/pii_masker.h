@@ -11,7 +11,8 @@
 //  * spans are sorted and never overlap: leftmost-longest across categories, ties broken by
 //    category order (EMAIL, IP_ADDRESS, API_KEY, CREDIT_CARD);
 //  * results do not depend on the thread count or on the SIMD instruction set;
-//  * thread-safe: find() is const; mask()/mask_batch() only share the statistics, under a mutex.
+//  * thread-safe: find(), find_batch_into() and splice() are const; mask(), mask_batch() and
+//    find_batch() only share the statistics, under a mutex.
 #pragma once
 
 #include <array>
