@@ -269,9 +269,11 @@ TEST(PiiMasker, FindBatchSplicedEqualsMaskBatch) {
       "caf\xC3\xA9 jo@example.org",
       "aws_secret_access_key := \"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\""};
   for (int i = 0; i < 1500; ++i) {
-    docs.push_back(std::string(static_cast<std::size_t>(i % 97), 'x') + " u" + std::to_string(i) +
-                   "@example.com " + (i % 5 == 0 ? "8.8.4.4" : "1.2.3"));
+    docs.push_back(std::string(600 + static_cast<std::size_t>(i % 97), 'x') + " u" +
+                   std::to_string(i) + "@example.com " + (i % 5 == 0 ? "8.8.4.4" : "1.2.3"));
   }
+  // ~1 MB: above the 256 KiB a worker needs, so threads = 4 runs the join of the workers' lists
+  // wherever the pool has a thread.
   std::vector<std::string_view> views(docs.begin(), docs.end());
   std::vector<std::uint8_t> valid(views.size());
   for (std::size_t i = 0; i < views.size(); ++i) valid[i] = utf8_is_valid(views[i]) ? 1 : 0;
