@@ -50,14 +50,14 @@ import shutil
 import statistics
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import luminamoon.data as lmd
+from _common import gc_paused
 from luminamoon.data.demo_corpus import write_demo_corpus
 
 HERE = Path(__file__).resolve().parent
@@ -73,16 +73,6 @@ ROWS = ("quality+pii", "quality+pii+dedup", "fused-vs-glue")
 
 def log(message: str) -> None:
     print(f"[{time.perf_counter() - STARTED:7.1f}s] {message}", file=sys.stderr, flush=True)
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    gc.collect()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def dumps(record: dict[str, object]) -> bytes:
