@@ -75,7 +75,10 @@ class SystemLibrary:
             try:
                 lib = ctypes.CDLL(name)
                 self._declare(lib)
-            except (OSError, AttributeError, LibraryUnfit) as exc:
+            except OSError as exc:  # its message names the file
+                self._failures.append(str(exc))
+                continue
+            except (AttributeError, LibraryUnfit) as exc:
                 self._failures.append(f"{name}: {exc}")
                 continue
             return lib
