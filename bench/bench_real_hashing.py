@@ -41,6 +41,7 @@ from typing import Any
 
 import luminamoon.data as lmd
 from _common import peer_xxh3_dedup, time_interleaved
+from real_corpus import pack_blocks
 
 NUM_PERM = 64
 NGRAM = 5
@@ -58,19 +59,9 @@ def load(corpus: Path) -> list[str]:
 
 
 def cut(text: str, max_bytes: int) -> list[str]:
-    pieces: list[str] = []
-    current: list[str] = []
-    size = 0
-    for block in text.split("\n\n"):
-        n = len(block.encode()) + 2
-        if current and size + n > max_bytes:
-            pieces.append("\n\n".join(current))
-            current, size = [], 0
-        current.append(block)
-        size += n
-    if current:
-        pieces.append("\n\n".join(current))
-    return [p for p in pieces if len(p.encode()) >= max_bytes // 3]
+    return [
+        p for p in pack_blocks(text.split("\n\n"), max_bytes) if len(p.encode()) >= max_bytes // 3
+    ]
 
 
 def shingles(text: str) -> list[str]:
