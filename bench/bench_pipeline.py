@@ -415,9 +415,9 @@ def glue_breakdown(paths: list[str]) -> dict[str, float]:
     return spent
 
 
-def fused(paths: list[str], threads: int = 1) -> list[str]:
-    reader = lmd.ShardReader(paths, fields=["id"], threads=threads)
-    pipeline = lmd.FusedPipeline(
+def fused_pipeline(threads: int) -> Any:
+    """The glue's stages (cleaner, quality, near dedup, PII) as one FusedPipeline."""
+    return lmd.FusedPipeline(
         cleaner=True,
         quality=list(GLUE_QUALITY),
         exact_dedup=False,
@@ -425,6 +425,11 @@ def fused(paths: list[str], threads: int = 1) -> list[str]:
         pii=True,
         threads=threads,
     )
+
+
+def fused(paths: list[str], threads: int = 1) -> list[str]:
+    reader = lmd.ShardReader(paths, fields=["id"], threads=threads)
+    pipeline = fused_pipeline(threads)
     out: list[str] = []
     for batch in reader:
         out.extend(pipeline.process(batch).texts)
@@ -482,14 +487,7 @@ def python_copies(paths: list[str]) -> dict[str, Any]:
     steps.clear()
     keep_alive.clear()
     gc.collect()
-    pipeline = lmd.FusedPipeline(
-        cleaner=True,
-        quality=list(GLUE_QUALITY),
-        exact_dedup=False,
-        near_dedup={"threshold": 0.8},
-        pii=True,
-        threads=1,
-    )
+    pipeline = fused_pipeline(threads=1)
     for batch in lmd.ShardReader(paths, fields=["id"], threads=1):
         step("FusedPipeline.process", lambda b=batch: pipeline.process(b), len)
     fused_steps = {k: {"bytes": v[0], "kept": v[1]} for k, v in steps.items()}
