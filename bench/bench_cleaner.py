@@ -22,16 +22,14 @@ The C++ per-ISA figures without Python: ``bench/cpp/text_cleaner_benchmark.cc``.
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import random
 import re
-import statistics
-import time
 from collections.abc import Callable
 from typing import Any
 
 import results_json
+from _common import time_interleaved
 from luminamoon.data import _ffi, fallbacks
 
 pa: Any
@@ -135,21 +133,14 @@ def main() -> None:
     figures: dict[str, dict[str, float]] = {}
     for corpus, docs in corpora(n_docs).items():
         total = sum(map(len, docs))
-        timings: dict[str, list[float]] = {}
         table = jobs(docs)
         for fn in table.values():
             fn()  # warm up (the NFC table, Arrow casts)
-        for _ in range(repeats):
-            for name, fn in table.items():
-                gc.disable()
-                start = time.perf_counter()
-                fn()
-                timings.setdefault(name, []).append(time.perf_counter() - start)
-                gc.enable()
+        timings = time_interleaved(table, repeats)
         print(f"\n{corpus}: {len(docs)} documents, {total / MB:.1f} MB")
         figures[corpus] = {}
-        for name, times in timings.items():
-            rate = total / statistics.median(times) / MB
+        for name, samples in timings.items():
+            rate = total / samples.median_wall / MB
             figures[corpus][name] = rate
             print(f"  {name:44} {rate:9.1f} MB/s")
     if args.json:

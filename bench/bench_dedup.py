@@ -33,7 +33,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -44,6 +43,7 @@ import xxhash
 
 import luminamoon.data as lmd
 import results_json
+from _common import peer_xxh3_dedup, rss_bytes, time_interleaved
 from luminamoon.data import fallbacks
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -125,33 +125,19 @@ def arrow_forms(texts: list[str]) -> Iterator[tuple[str, Any]]:
 # -- timing --------------------------------------------------------------------------------------
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    gc.collect()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
 def time_round_robin(
     jobs: list[tuple[str, Job]], repeats: int, expected: list[bool], what: str
 ) -> dict[str, list[float]]:
     """Seconds per repetition of every job, interleaved (one run of each per round) so that a
     load change on a noisy machine hits all of them alike. Every keep mask must equal
     ``expected``: ours, the fallback and the peer are checked against the same ground truth."""
-    times: dict[str, list[float]] = {label: [] for label, _ in jobs}
-    for _ in range(repeats):
-        for label, job in jobs:
-            with gc_paused():
-                start = time.perf_counter()
-                keep, keepalive = job()
-                times[label].append(time.perf_counter() - start)
-            if keep != expected:
-                raise AssertionError(f"{what} {label}: keep mask differs from the ground truth")
-            del keep, keepalive
-    return times
+
+    def check(label: str, result: tuple[list[bool], object]) -> None:
+        if result[0] != expected:
+            raise AssertionError(f"{what} {label}: keep mask differs from the ground truth")
+
+    times = time_interleaved(dict(jobs), repeats, check)
+    return {label: samples.wall for label, samples in times.items()}
 
 
 def ours_job(texts: Any, threads: int) -> Job:
@@ -169,26 +155,9 @@ def fallback_job(texts: list[str]) -> Job:
     return job
 
 
-def peer_dedup(texts: list[str]) -> list[bool]:
-    """The same job in plain Python: XXH3-64 of the UTF-8 bytes, a set, first occurrence wins."""
-    seen: set[int] = set()
-    keep: list[bool] = []
-    digest = xxhash.xxh3_64_intdigest
-    add = seen.add
-    append = keep.append
-    for s in texts:
-        h = digest(s.encode())
-        if h in seen:
-            append(False)
-        else:
-            add(h)
-            append(True)
-    return keep
-
-
 def peer_list_job(texts: list[str]) -> Job:
     def job() -> tuple[list[bool], object]:
-        return peer_dedup(texts), None
+        return peer_xxh3_dedup(texts), None
 
     return job
 
@@ -196,7 +165,7 @@ def peer_list_job(texts: list[str]) -> Job:
 def peer_arrow_job(array: Any) -> Job:
     def job() -> tuple[list[bool], object]:
         texts = array.to_pylist()  # conversion timed; freeing the list is not
-        return peer_dedup(texts), texts
+        return peer_xxh3_dedup(texts), texts
 
     return job
 
@@ -259,14 +228,6 @@ def throughput(
 
 
 # -- memory --------------------------------------------------------------------------------------
-
-
-def rss_bytes() -> int:
-    with open("/proc/self/status", encoding="ascii") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    raise RuntimeError("no VmRSS in /proc/self/status")
 
 
 @dataclass

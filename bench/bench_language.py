@@ -27,11 +27,8 @@ from __future__ import annotations
 
 import argparse
 import collections
-import gzip
 import json
-import statistics
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -39,8 +36,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import results_json
+from _common import time_interleaved
 from luminamoon.data import fallbacks
-from quality_multilingual import MAN, pages, roff_to_text
+from quality_multilingual import MAN, page_text, pages
 
 try:
     from luminamoon.data import _native
@@ -56,15 +54,7 @@ def english_pages(count: int) -> list[tuple[str, str]]:
     for page in sorted((MAN / "man1").glob("*.gz")):
         if len(out) >= count:
             break
-        if page.is_symlink():
-            continue
-        try:
-            raw = gzip.decompress(page.read_bytes()).decode("utf-8")
-        except (OSError, EOFError, UnicodeDecodeError):
-            continue
-        if raw.startswith(".so "):
-            continue
-        text = roff_to_text(raw)
+        text = page_text(page)
         if text:
             out.append((page.name, text))
     return out
@@ -85,15 +75,6 @@ def load_fasttext() -> Callable[[str], tuple[str, float]] | None:
         return labels[0].removeprefix("__label__"), float(scores[0])
 
     return predict
-
-
-def timed(fn: Callable[[], Any], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def main() -> int:
@@ -183,12 +164,8 @@ def main() -> int:
     if fasttext_predict is not None:
         predict = fasttext_predict
         runners["fasttext_lid176_python"] = lambda: [predict(t) for t in texts]
-    times: dict[str, list[float]] = {name: [] for name in runners}
-    for _ in range(args.repeat):
-        for name, fn in runners.items():
-            times[name].append(timed(fn, 1))
-    for name, values in times.items():
-        speed[name] = rate(statistics.median(values))
+    for name, samples in time_interleaved(runners, args.repeat).items():
+        speed[name] = rate(samples.median_wall)
     if "fasttext_lid176_python" in speed and "cld2_native_1_thread" in speed:
         speed["ratio_native_vs_fasttext"] = {
             "x": round(

@@ -35,14 +35,13 @@ import platform
 import random
 import re
 import resource
-import statistics
 import sys
 import time
-from collections.abc import Callable
 from typing import Any
 
 import luminamoon.data as lmd
 import results_json
+from _common import rss_bytes, timed
 from luminamoon.data import fallbacks
 
 NUM_PERM = 64
@@ -116,24 +115,6 @@ def shingles(text: str) -> list[str]:
 
 
 # -- timing ---------------------------------------------------------------------------------------
-
-
-def timed(fn: Callable[[], Any], repeats: int) -> tuple[float, Any]:
-    """Median seconds of `repeats` runs, and the last result."""
-    times = []
-    result: Any = None
-    for _ in range(repeats):
-        gc.collect()
-        gc.disable()
-        try:
-            start = time.perf_counter()
-            result = fn()
-            times.append(time.perf_counter() - start)
-        finally:
-            gc.enable()
-        del_result = result
-        del del_result
-    return statistics.median(times), result
 
 
 def rate(count: int, seconds: float) -> float:
@@ -333,14 +314,6 @@ def section_isas(args: argparse.Namespace) -> dict[str, float]:
         out[name] = float(value)
         log(f"signatures with {name}: {float(value):,.0f} docs/s")
     return out
-
-
-def rss_bytes() -> int:
-    with open("/proc/self/status", encoding="ascii") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    return 0
 
 
 _MEMORY_CHILD = """

@@ -36,7 +36,6 @@ section "PII masking".
 from __future__ import annotations
 
 import argparse
-import gc
 import ipaddress
 import json
 import os
@@ -53,6 +52,7 @@ from typing import Any
 import luminamoon.data as lmd
 import pii_real_text
 import results_json
+from _common import gc_paused, time_interleaved
 from luminamoon.data import fallbacks
 
 pa: Any
@@ -218,25 +218,12 @@ def time_jobs(
     """Median (wall seconds, CPU seconds of this process) per job; each job runs `repeats`
     times, interleaved with the others. CPU time is what "per core" means on a shared machine:
     it does not count the time this process waited for a core."""
-    times: dict[str, list[float]] = {name: [] for name in jobs}
-    cpu: dict[str, list[float]] = {name: [] for name in jobs}
-    rounds = max(r for _, r in jobs.values())
-    for round_ in range(rounds):
-        for name, (job, repeats) in jobs.items():
-            if round_ >= repeats:
-                continue
-            gc.collect()
-            gc.disable()
-            try:
-                start, start_cpu = time.perf_counter(), time.process_time()
-                result = job()
-                times[name].append(time.perf_counter() - start)
-                cpu[name].append(time.process_time() - start_cpu)
-            finally:
-                gc.enable()
-            del result
-        log(f"round {round_ + 1}/{rounds} done")
-    return {name: (statistics.median(times[name]), statistics.median(cpu[name])) for name in jobs}
+    samples = time_interleaved(
+        {name: job for name, (job, _) in jobs.items()},
+        {name: repeats for name, (_, repeats) in jobs.items()},
+        after_round=lambda round_, rounds: log(f"round {round_ + 1}/{rounds} done"),
+    )
+    return {name: (s.median_wall, s.median_cpu) for name, s in samples.items()}
 
 
 def make_jobs(
@@ -275,15 +262,11 @@ def make_jobs(
 def timed_per_pass(job: Job, passes: int) -> tuple[float, float]:
     """(wall, CPU) seconds of one pass of `job`, run `passes` times in a row (tiny corpora are
     timed over several passes), the garbage collector off."""
-    gc.collect()
-    gc.disable()
-    try:
+    with gc_paused():
         start, start_cpu = time.perf_counter(), time.process_time()
         for _ in range(passes):
             job()
         wall, cpu = time.perf_counter() - start, time.process_time() - start_cpu
-    finally:
-        gc.enable()
     return wall / passes, cpu / passes
 
 

@@ -50,14 +50,14 @@ import shutil
 import statistics
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import luminamoon.data as lmd
+from _common import gc_paused
 from luminamoon.data.demo_corpus import write_demo_corpus
 
 HERE = Path(__file__).resolve().parent
@@ -73,16 +73,6 @@ ROWS = ("quality+pii", "quality+pii+dedup", "fused-vs-glue")
 
 def log(message: str) -> None:
     print(f"[{time.perf_counter() - STARTED:7.1f}s] {message}", file=sys.stderr, flush=True)
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    gc.collect()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def dumps(record: dict[str, object]) -> bytes:
@@ -425,9 +415,9 @@ def glue_breakdown(paths: list[str]) -> dict[str, float]:
     return spent
 
 
-def fused(paths: list[str], threads: int = 1) -> list[str]:
-    reader = lmd.ShardReader(paths, fields=["id"], threads=threads)
-    pipeline = lmd.FusedPipeline(
+def fused_pipeline(threads: int) -> Any:
+    """The glue's stages (cleaner, quality, near dedup, PII) as one FusedPipeline."""
+    return lmd.FusedPipeline(
         cleaner=True,
         quality=list(GLUE_QUALITY),
         exact_dedup=False,
@@ -435,6 +425,11 @@ def fused(paths: list[str], threads: int = 1) -> list[str]:
         pii=True,
         threads=threads,
     )
+
+
+def fused(paths: list[str], threads: int = 1) -> list[str]:
+    reader = lmd.ShardReader(paths, fields=["id"], threads=threads)
+    pipeline = fused_pipeline(threads)
     out: list[str] = []
     for batch in reader:
         out.extend(pipeline.process(batch).texts)
@@ -492,14 +487,7 @@ def python_copies(paths: list[str]) -> dict[str, Any]:
     steps.clear()
     keep_alive.clear()
     gc.collect()
-    pipeline = lmd.FusedPipeline(
-        cleaner=True,
-        quality=list(GLUE_QUALITY),
-        exact_dedup=False,
-        near_dedup={"threshold": 0.8},
-        pii=True,
-        threads=1,
-    )
+    pipeline = fused_pipeline(threads=1)
     for batch in lmd.ShardReader(paths, fields=["id"], threads=1):
         step("FusedPipeline.process", lambda b=batch: pipeline.process(b), len)
     fused_steps = {k: {"bytes": v[0], "kept": v[1]} for k, v in steps.items()}

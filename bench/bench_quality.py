@@ -23,16 +23,13 @@ every job once per round (round-robin), the garbage collector off inside timed r
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import os
 import platform
-import statistics
 import sys
 import time
 import warnings
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import luminamoon.data as lmd
 import quality_corpus
 import results_json
+from _common import time_interleaved, timed
 from luminamoon.data import fallbacks
 
 PAIRS = (
@@ -54,24 +52,6 @@ STARTED = time.perf_counter()
 
 def log(message: str) -> None:
     print(f"[{time.perf_counter() - STARTED:6.1f}s] {message}", file=sys.stderr, flush=True)
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    gc.collect()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
-def timed(job: Callable[[], list[bool]]) -> tuple[float, list[bool]]:
-    with gc_paused():
-        start = time.perf_counter()
-        keep = job()
-        seconds = time.perf_counter() - start
-    return seconds, keep
 
 
 def datatrove_job(filt: Any, texts: list[str]) -> Callable[[], list[bool]]:
@@ -111,25 +91,18 @@ def bench_corpus(name: str, texts: list[str], repeats: int, fallback_docs: int) 
             "ours_all": ours_job(lmd.QualityFilter(preset, threads=0), texts),
             "ours_t1_arrow": ours_job(lmd.QualityFilter(preset, threads=1), array),
         }
-        times: dict[str, list[float]] = {k: [] for k in jobs}
         keeps: dict[str, list[bool]] = {}
-        for _ in range(repeats):
-            for label, job in jobs.items():
-                seconds, keep = timed(job)
-                times[label].append(seconds)
-                keeps[label] = keep
+        times = time_interleaved(jobs, repeats, keeps.__setitem__)
         agree = sum(
             a == b for a, b in zip(keeps["ours_t1"], keeps["datatrove"], strict=True)
         ) / len(texts)
         for label in ("ours_all", "ours_t1_arrow"):
             if keeps[label] != keeps["ours_t1"]:
                 raise AssertionError(f"{preset} {label}: decisions differ from threads=1")
-        median = {k: statistics.median(v) for k, v in times.items()}
+        median = {k: v.median_wall for k, v in times.items()}
         fb_texts = texts[:fallback_docs]
         fb = fallbacks.QualityFilter(preset)
-        fb_seconds = statistics.median(
-            timed(ours_job(fb, fb_texts))[0] for _ in range(max(1, repeats // 2))
-        )
+        fb_seconds, _ = timed(ours_job(fb, fb_texts), max(1, repeats // 2))
         fb_bytes = sum(len(t.encode()) for t in fb_texts)
         row = {
             "preset": preset,
@@ -153,7 +126,7 @@ def bench_corpus(name: str, texts: list[str], repeats: int, fallback_docs: int) 
             f"agreement {agree:.2%}"
         )
     qf = lmd.QualityFilter("default", threads=1)
-    seconds = statistics.median(timed(ours_job(qf, texts))[0] for _ in range(repeats))
+    seconds, _ = timed(ours_job(qf, texts), repeats)
     default_row = {
         "preset": "default",
         "ours_t1_docs_per_s": len(texts) / seconds,

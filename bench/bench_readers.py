@@ -25,20 +25,18 @@ Run: ``.venv/bin/python bench/bench_readers.py`` (``--mb 20 --repeat 1`` for a s
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import os
 import platform
 import random
-import statistics
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import luminamoon.data as lmd
 import results_json
+from _common import timed
 from luminamoon.data import fallbacks
 
 WORDS = (
@@ -72,21 +70,6 @@ def make_corpus(path: Path, megabytes: int, mixed: bool, seed: int = 1) -> int:
             total += len(line.encode())
             i += 1
     return total
-
-
-def timed(fn: Callable[[], list[str]], repeat: int) -> tuple[float, list[str]]:
-    times = []
-    result: list[str] = []
-    for _ in range(repeat):
-        gc.collect()
-        gc.disable()
-        try:
-            start = time.perf_counter()
-            result = fn()
-            times.append(time.perf_counter() - start)
-        finally:
-            gc.enable()
-    return statistics.median(times), result
 
 
 def reader_texts(module: Any, path: Path, threads: int) -> Callable[[], list[str]]:

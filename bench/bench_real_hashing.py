@@ -32,17 +32,16 @@ Run: ``.venv/bin/python bench/bench_real_hashing.py --corpus DIR [--rounds 9]``.
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import re
-import statistics
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import luminamoon.data as lmd
+from _common import peer_xxh3_dedup, time_interleaved
+from real_corpus import pack_blocks
 
 NUM_PERM = 64
 NGRAM = 5
@@ -60,19 +59,9 @@ def load(corpus: Path) -> list[str]:
 
 
 def cut(text: str, max_bytes: int) -> list[str]:
-    pieces: list[str] = []
-    current: list[str] = []
-    size = 0
-    for block in text.split("\n\n"):
-        n = len(block.encode()) + 2
-        if current and size + n > max_bytes:
-            pieces.append("\n\n".join(current))
-            current, size = [], 0
-        current.append(block)
-        size += n
-    if current:
-        pieces.append("\n\n".join(current))
-    return [p for p in pieces if len(p.encode()) >= max_bytes // 3]
+    return [
+        p for p in pack_blocks(text.split("\n\n"), max_bytes) if len(p.encode()) >= max_bytes // 3
+    ]
 
 
 def shingles(text: str) -> list[str]:
@@ -84,25 +73,14 @@ def shingles(text: str) -> list[str]:
 
 
 def interleaved(
-    jobs: dict[str, Callable[[], Any]], rounds: int, clock: Callable[[], float] = time.process_time
+    jobs: dict[str, Callable[[], Any]], rounds: int, wall: bool = False
 ) -> dict[str, float]:
-    """Median seconds of each job over `rounds` interleaved rounds. The default clock is the
-    process's CPU time: every job of a one-thread comparison runs on one thread, and CPU time
-    does not count the time this process waits for a core on a shared machine (wall time does,
-    and with several engineers building on two cores it swings by 2x)."""
-    times: dict[str, list[float]] = {name: [] for name in jobs}
-    for _ in range(rounds):
-        for name, job in jobs.items():
-            gc.collect()
-            gc.disable()
-            try:
-                start = clock()
-                result = job()
-                times[name].append(clock() - start)
-            finally:
-                gc.enable()
-            del result
-    return {name: statistics.median(t) for name, t in times.items()}
+    """Median seconds of each job over `rounds` interleaved rounds. CPU time of the process by
+    default: every job of a one-thread comparison runs on one thread, and CPU time does not count
+    the time this process waits for a core on a shared machine (wall time does, and with several
+    engineers building on two cores it swings by 2x)."""
+    times = time_interleaved(jobs, rounds)
+    return {name: t.median_wall if wall else t.median_cpu for name, t in times.items()}
 
 
 def row(what: str, ours: float, peer: float, n: int, peer_name: str) -> dict[str, Any]:
@@ -132,7 +110,6 @@ def main() -> None:
     args = parser.parse_args()
     assert lmd.BACKEND == "native", "run the benchmark on the native backend"
     import rensa
-    import xxhash
 
     texts = load(Path(args.corpus))
     long_docs = [t for t in texts if 6000 <= len(t.encode()) <= 8192][: args.long_docs]
@@ -181,9 +158,7 @@ def main() -> None:
             return lambda: lmd.MinHashDeduplicator(threads=threads).filter_batch(short_docs)
 
         # Wall time here: the point is two threads against one.
-        med = interleaved(
-            {"t1": ours_filter(1), "t2": ours_filter(2)}, args.rounds, time.perf_counter
-        )
+        med = interleaved({"t1": ours_filter(1), "t2": ours_filter(2)}, args.rounds, wall=True)
         rows.append(
             row(
                 "MinHash filter_batch short docs, threads=2",
@@ -203,19 +178,7 @@ def main() -> None:
         docs = docs * 10  # the repeats are all duplicates
 
         def peer() -> list[bool]:
-            seen: set[int] = set()
-            keep: list[bool] = []
-            digest = xxhash.xxh3_64_intdigest
-            add = seen.add
-            append = keep.append
-            for s in docs:
-                h = digest(s.encode())
-                if h in seen:
-                    append(False)
-                else:
-                    add(h)
-                    append(True)
-            return keep
+            return peer_xxh3_dedup(docs)
 
         def ours() -> list[bool]:
             return lmd.StreamDeduplicator(threads=1).filter_batch(docs)

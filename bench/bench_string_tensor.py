@@ -26,11 +26,9 @@ import argparse
 import gc
 import json
 import platform
-import statistics
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -40,6 +38,7 @@ import torch
 
 import luminamoon.data as lmd
 import results_json
+from _common import rss_bytes, time_interleaved
 
 ST = lmd.StringTensor
 WORDS = (
@@ -62,38 +61,12 @@ def make_corpus(docs: int, mean_words: int, seed: int) -> list[str]:
     return out
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    gc.collect()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
 def time_round_robin(
     jobs: dict[str, Callable[[], Any]], check: Callable[[str, Any], None], repeats: int
 ) -> dict[str, float]:
     """Median seconds per job; each result is checked (untimed) and freed (untimed)."""
-    times: dict[str, list[float]] = {label: [] for label in jobs}
-    for _ in range(repeats):
-        for label, job in jobs.items():
-            with gc_paused():
-                start = time.perf_counter()
-                result = job()
-                times[label].append(time.perf_counter() - start)
-            check(label, result)
-            del result
-    return {label: statistics.median(ts) for label, ts in times.items()}
-
-
-def rss_bytes() -> int:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    raise RuntimeError("no VmRSS in /proc/self/status")
+    times = time_interleaved(jobs, repeats, check)
+    return {label: samples.median_wall for label, samples in times.items()}
 
 
 def log(message: str) -> None:

@@ -41,6 +41,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from real_corpus import pack_blocks
+
 QUAD = rb"(?<![0-9.])(?:[0-9]{1,3}\.){3}[0-9]{1,3}(?![0-9.]?[0-9])"
 _BRACKETED = re.compile(rb"[\[(]" + QUAD + rb"[\])]")
 _QUAD = re.compile(QUAD)
@@ -103,19 +105,7 @@ def mail_messages() -> list[tuple[str, str]]:
 def split_blocks(text: str, max_bytes: int) -> list[str]:
     """Cuts ``text`` at blank lines into pieces of at most ``max_bytes`` UTF-8 bytes (a longer
     paragraph is its own piece), as bench/real_corpus.py does."""
-    pieces: list[str] = []
-    current: list[str] = []
-    size = 0
-    for block in text.strip().split("\n\n"):
-        n = len(block.encode()) + 2
-        if current and size + n > max_bytes:
-            pieces.append("\n\n".join(current))
-            current, size = [], 0
-        current.append(block)
-        size += n
-    if current:
-        pieces.append("\n\n".join(current))
-    return [p for p in pieces if p.strip()]
+    return [p for p in pack_blocks(text.strip().split("\n\n"), max_bytes) if p.strip()]
 
 
 def pii_dense_corpora(

@@ -53,18 +53,24 @@ def pages() -> dict[str, list[tuple[str, str]]]:
         if not lang_dir.is_dir() or lang_dir.name.startswith("man"):
             continue
         for page in sorted(lang_dir.glob("man*/*.gz")):
-            if page.is_symlink():
-                continue
-            try:
-                raw = gzip.decompress(page.read_bytes()).decode("utf-8")
-            except (OSError, EOFError, UnicodeDecodeError):
-                continue
-            if raw.startswith(".so "):  # a link to another page
-                continue
-            text = roff_to_text(raw)
+            text = page_text(page)
             if text:
                 out[lang_dir.name].append((page.name, text))
     return out
+
+
+def page_text(page: Path) -> str:
+    """The plain text of one gzipped manual page; "" for a link (a symlink or a ``.so`` page)
+    or a page that does not decode."""
+    if page.is_symlink():
+        return ""
+    try:
+        raw = gzip.decompress(page.read_bytes()).decode("utf-8")
+    except (OSError, EOFError, UnicodeDecodeError):
+        return ""
+    if raw.startswith(".so "):  # a link to another page
+        return ""
+    return roff_to_text(raw)
 
 
 def evaluate(docs: dict[str, list[tuple[str, str]]], **options: Any) -> dict[str, Any]:

@@ -37,7 +37,7 @@ import subprocess
 import sys
 import sysconfig
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -59,24 +59,31 @@ def read_text(path: Path) -> str | None:
         return None
 
 
+def pack_blocks(blocks: Iterable[str], max_bytes: int) -> list[str]:
+    """Joins consecutive ``blocks`` with blank lines into pieces of at most ``max_bytes`` UTF-8
+    bytes (2 counted per block for its separator; a longer block is its own piece)."""
+    pieces: list[str] = []
+    current: list[str] = []
+    size = 0
+    for block in blocks:
+        n = len(block.encode()) + 2
+        if current and size + n > max_bytes:
+            pieces.append("\n\n".join(current))
+            current, size = [], 0
+        current.append(block)
+        size += n
+    if current:
+        pieces.append("\n\n".join(current))
+    return pieces
+
+
 def split_document(text: str, max_bytes: int) -> list[str]:
     """Cuts ``text`` at blank lines into pieces of at most ``max_bytes`` UTF-8 bytes (a single
     longer paragraph is its own piece)."""
     text = text.strip()
     if len(text.encode()) <= max_bytes:
         return [text] if text else []
-    pieces: list[str] = []
-    current: list[str] = []
-    size = 0
-    for block in text.split("\n\n"):
-        n = len(block.encode()) + 2
-        if current and size + n > max_bytes:
-            pieces.append("\n\n".join(current).strip())
-            current, size = [], 0
-        current.append(block)
-        size += n
-    if current:
-        pieces.append("\n\n".join(current).strip())
+    pieces = (p.strip() for p in pack_blocks(text.split("\n\n"), max_bytes))
     return [p for p in pieces if p]
 
 

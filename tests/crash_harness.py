@@ -9,10 +9,14 @@ module holds that loop once:
   spawn or from the child's ``ready`` line;
 * :func:`kill_chain` repeats kill + verify ``kills`` times on one backend, or alternating the
   backends (``chain="mixed"``), and checks that no commit is ever lost;
-* :func:`kill_count` reads the strength knob (``LUMINAMOON_CRASH_KILLS`` and friends).
+* :func:`kill_count` reads the strength knob (``LUMINAMOON_CRASH_KILLS`` and friends);
+* :func:`resume_chain` kills a training loop that streams batches (or steps) and logs them, run
+  after run, checks every run against an uninterrupted reference and that the committed runs
+  concatenated are that reference.
 
 Used by ``test_crash_safety.py`` (checkpoint + exact dedup), ``test_minhash_crash.py`` (MinHash
-companion file) and ``test_run_crash.py`` (the CLI main job).
+companion file), ``test_run_crash.py`` (the CLI main job), ``test_stream_crash.py``
+(ResumablePipeline) and ``test_torch_stream_crash.py`` (torch StatefulDataLoader).
 """
 
 from __future__ import annotations
@@ -248,3 +252,124 @@ def kill_chain(
         advanced += new_epoch > epoch
         epoch = new_epoch
     return ChainStats(kills, epoch, advanced, startup, time.monotonic() - started)
+
+
+def read_step_log(path: Path) -> list[tuple[str, int, str]]:
+    """A training child's log: ``Y <n> <what>`` per batch received, ``C <n>`` per commit, ``D <n>``
+    at the end, as ``(kind, n, what)`` (complete lines only)."""
+    if not path.exists():
+        return []
+    lines = path.read_text(encoding="ascii").split("\n")[:-1]  # drop a torn tail
+    out = []
+    for line in lines:
+        kind, rest = line[0], line[2:]
+        number, _, what = rest.partition(" ")
+        out.append((kind, int(number), what))
+    return out
+
+
+@dataclass(frozen=True)
+class StartupKill:
+    """The start-up kill window of :func:`resume_chain`: uniform in [min_delay, max_delay] s."""
+
+    min_delay: float
+    max_delay: float
+
+
+def resume_chain(
+    *,
+    reference: Sequence[str],
+    first: int,
+    run_argv: Callable[[Path], list[str]],
+    committed_in: Callable[[], int],
+    backend: str,
+    rng: random.Random,
+    kills: int,
+    startup: StartupKill,
+    workdir: Path,
+    label: object,
+    prefix: str = "",
+    extra_kills: int = 0,
+) -> int:
+    """Kill a training child ``kills`` times, let a last one finish; returns how many runs
+    resumed from a commit.
+
+    A child (``run_argv(log)``) streams items numbered ``first``, ``first + 1``, ... (``reference[n
+    - first]`` is item n of the uninterrupted run), logs them (:func:`read_step_log`), commits
+    now and then and writes ``committed`` to stderr. Odd runs are killed during start-up and the
+    resume itself with probability 0.6 (``startup``, timed from the spawn); the others within 40
+    ms after their 1st or 2nd commit: training, prefetching, between the optimizer step and the
+    commit, inside the commit. ``committed_in()`` reads the committed item from the checkpoint
+    (``first - 1`` when none). With ``extra_kills`` the kills go on, up to that many more, until
+    three runs resumed from a commit (a loaded box can make start-up kills land before any
+    commit). After every run:
+
+    * every item received is the reference item of its number, starting right after the
+      committed one;
+    * the committed item never goes back, covers every commit the child logged, and never
+      names an item the child did not reach.
+
+    At the end the committed items of all runs, concatenated, are the reference. Child logs and
+    stderr go to ``workdir/<prefix>run<i>.log`` and ``.err``; ``label`` names the case in failures.
+    """
+    none = first - 1
+    committed = none
+    consumed: list[tuple[int, str]] = []  # committed items of every run, in order
+    resumed_from_commit = 0
+    runs = 0
+    finished = False
+    while not finished:
+        log = workdir / f"{prefix}run{runs}.log"
+        err = workdir / f"{prefix}run{runs}.err"
+        argv = run_argv(log)
+        resumed_from_commit += committed > none
+        enough = resumed_from_commit >= min(3, kills)
+        if (runs >= kills and enough) or runs >= kills + extra_kills:
+            done = subprocess.run(
+                argv, check=False, capture_output=True, env=child_env(backend), timeout=120
+            )
+            assert done.returncode == 0, done.stderr.decode(errors="replace")
+        elif runs % 2 == 1 and rng.random() < 0.6:
+            # During start-up or the resume itself (imports, opening the checkpoint, seeking,
+            # the first prefetch), or a little later.
+            spawn_and_kill(
+                argv,
+                backend=backend,
+                stderr_path=err,
+                rng=rng,
+                max_delay=startup.max_delay,
+                min_delay=startup.min_delay,
+                ready_line=False,
+                may_finish=True,
+            )
+        else:
+            # After the n-th commit of this run, at a random point of the following steps.
+            spawn_and_kill(
+                argv,
+                backend=backend,
+                stderr_path=err,
+                rng=rng,
+                max_delay=0.04,
+                after_stderr=(b"committed", rng.randint(1, 2)),
+                may_finish=True,
+            )
+        entries = read_step_log(log)
+        yielded = [(n, what) for kind, n, what in entries if kind == "Y"]
+        logged_commits = [n for kind, n, _ in entries if kind == "C"]
+        finished = any(kind == "D" for kind, _, _ in entries)
+        assert [n for n, _ in yielded] == list(
+            range(committed + 1, committed + 1 + len(yielded))
+        ), (label, runs)
+        for n, what in yielded:
+            assert what == reference[n - first], (label, runs, n)
+        now = committed_in()
+        assert now >= committed, "a commit was lost"
+        assert now >= max(logged_commits, default=none), "a logged commit is not in the checkpoint"
+        # A commit that landed for an item the log did not reach would be a phantom commit.
+        assert now <= max((n for n, _ in yielded), default=committed), "phantom commit"
+        consumed += [(n, what) for n, what in yielded if n <= now]
+        committed = now
+        runs += 1
+    assert consumed == list(enumerate(reference, start=first))
+    assert committed == len(reference) - 1 + first
+    return resumed_from_commit

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import os
 import random
-import subprocess
 import sys
 from pathlib import Path
 
@@ -36,18 +35,6 @@ import stream_crash_child as child
 
 CHILD = Path(__file__).with_name("stream_crash_child.py")
 EVERY = 4
-
-
-def _log(path: Path) -> list[tuple[str, int, str]]:
-    if not path.exists():
-        return []
-    lines = path.read_text(encoding="ascii").split("\n")[:-1]  # drop a torn tail
-    out = []
-    for line in lines:
-        kind, rest = line[0], line[2:]
-        number, _, what = rest.partition(" ")
-        out.append((kind, int(number), what))
-    return out
 
 
 def _committed(meta: Path) -> int:
@@ -74,69 +61,17 @@ def test_sigkill_anywhere_then_resume_gives_the_uninterrupted_stream(
     meta = tmp_path / "ck" / "t.meta"
     rng = random.Random(f"{fmt}-{lmd.BACKEND}-{os.environ.get('LUMINAMOON_STREAM_CRASH_SEED', '')}")
     kills = harness.kill_count("LUMINAMOON_STREAM_CRASH_KILLS", 3)
-    committed = -1
-    consumed: list[tuple[int, str]] = []  # committed batches of every run, in order
-    resumed_from_commit = 0
     argv_base = [sys.executable, str(CHILD), lmd.BACKEND, fmt, str(data), str(meta)]
-    runs = 0
-    finished = False
-    while not finished:
-        log = tmp_path / f"run{runs}.log"
-        argv = [*argv_base, str(log), str(EVERY)]
-        last_run = runs >= kills
-        resumed_from_commit += committed >= 0
-        if last_run:
-            done = subprocess.run(
-                argv,
-                check=False,
-                capture_output=True,
-                env=harness.child_env(lmd.BACKEND),
-                timeout=120,
-            )
-            assert done.returncode == 0, done.stderr.decode(errors="replace")
-        elif runs % 2 == 1 and rng.random() < 0.6:
-            # During start-up or the resume itself (opening the checkpoint, seeking, the first
-            # prefetch), or a little later.
-            harness.spawn_and_kill(
-                argv,
-                backend=lmd.BACKEND,
-                stderr_path=tmp_path / f"run{runs}.err",
-                rng=rng,
-                max_delay=0.3,
-                min_delay=0.02,
-                ready_line=False,
-                may_finish=True,
-            )
-        else:
-            # After the n-th commit of this run, at a random point of the following steps:
-            # training, prefetching, between the optimizer step and the commit, inside it.
-            harness.spawn_and_kill(
-                argv,
-                backend=lmd.BACKEND,
-                stderr_path=tmp_path / f"run{runs}.err",
-                rng=rng,
-                max_delay=0.04,
-                after_stderr=(b"committed", rng.randint(1, 2)),
-                may_finish=True,
-            )
-        entries = _log(log)
-        yielded = [(n, what) for kind, n, what in entries if kind == "Y"]
-        logged_commits = [n for kind, n, _ in entries if kind == "C"]
-        finished = any(kind == "D" for kind, _, _ in entries)
-        # Every batch received is the reference batch of its id, starting after the commit.
-        assert [n for n, _ in yielded] == list(
-            range(committed + 1, committed + 1 + len(yielded))
-        ), (fmt, runs)
-        for n, what in yielded:
-            assert what == reference[n], (fmt, runs, n)
-        now = _committed(meta)
-        assert now >= committed, "a commit was lost"
-        assert now >= max(logged_commits, default=-1), "a logged commit is not in the checkpoint"
-        consumed += [(n, what) for n, what in yielded if n <= now]
-        # A commit that landed for a batch the log did not reach would be a phantom commit.
-        assert now <= max((n for n, _ in yielded), default=committed), "phantom commit"
-        committed = now
-        runs += 1
-    assert consumed == list(enumerate(reference))
-    assert committed == len(reference) - 1
+    resumed_from_commit = harness.resume_chain(
+        reference=reference,
+        first=0,
+        run_argv=lambda log: [*argv_base, str(log), str(EVERY)],
+        committed_in=lambda: _committed(meta),
+        backend=lmd.BACKEND,
+        rng=rng,
+        kills=kills,
+        startup=harness.StartupKill(min_delay=0.02, max_delay=0.3),
+        workdir=tmp_path,
+        label=fmt,
+    )
     assert resumed_from_commit >= min(3, kills), (fmt, resumed_from_commit)

@@ -25,7 +25,6 @@ from a commit). ``LUMINAMOON_TORCH_CRASH_KILLS`` sets the kills per worker count
 from __future__ import annotations
 
 import random
-import subprocess
 import sys
 from pathlib import Path
 
@@ -41,18 +40,6 @@ import torch_crash_child as child
 from luminamoon.data import torch_stream as ts
 
 CHILD = Path(__file__).with_name("torch_crash_child.py")
-
-
-def _log(path: Path) -> list[tuple[str, int, str]]:
-    if not path.exists():
-        return []
-    lines = path.read_text(encoding="ascii").split("\n")[:-1]  # drop a torn tail
-    out = []
-    for line in lines:
-        kind, rest = line[0], line[2:]
-        number, _, what = rest.partition(" ")
-        out.append((kind, int(number), what))
-    return out
 
 
 def _committed(state: Path) -> int:
@@ -77,71 +64,27 @@ def test_sigkill_anywhere_then_resume_gives_the_uninterrupted_steps(
     kills = harness.kill_count("LUMINAMOON_TORCH_CRASH_KILLS", 3)
 
     def chain(attempt: int) -> int:
-        """One chain of killed runs and a last complete one; returns how many runs resumed
-        from a commit."""
+        """One chain of killed runs (steps numbered from 1) and a last complete one; returns
+        how many runs resumed from a commit."""
         state = tmp_path / f"run{attempt}.state"
-        committed = 0
-        consumed: list[str] = []  # committed steps of every run, in order
-        resumed_from_commit = 0
         argv_base = [sys.executable, str(CHILD), lmd.BACKEND, str(data), str(state)]
-        runs = 0
-        finished = False
-        while not finished:
-            log = tmp_path / f"a{attempt}-run{runs}.log"
-            argv = [*argv_base, str(log), str(workers)]
-            resumed_from_commit += committed > 0
-            # Kills go on past ``kills`` until three runs have resumed from a commit (a loaded box
-            # can make the start-up kills land before any commit), bounded so the test ends.
-            enough = resumed_from_commit >= min(3, kills)
-            if (runs >= kills and enough) or runs >= kills + 8:
-                done = subprocess.run(
-                    argv,
-                    check=False,
-                    capture_output=True,
-                    env=harness.child_env(lmd.BACKEND),
-                    timeout=120,
-                )
-                assert done.returncode == 0, done.stderr.decode(errors="replace")
-            elif runs % 2 == 1 and rng.random() < 0.6:
-                harness.spawn_and_kill(
-                    argv,
-                    backend=lmd.BACKEND,
-                    stderr_path=tmp_path / f"a{attempt}-run{runs}.err",
-                    rng=rng,
-                    max_delay=2.5,
-                    min_delay=0.3,
-                    ready_line=False,
-                    may_finish=True,
-                )
-            else:
-                harness.spawn_and_kill(
-                    argv,
-                    backend=lmd.BACKEND,
-                    stderr_path=tmp_path / f"a{attempt}-run{runs}.err",
-                    rng=rng,
-                    max_delay=0.04,
-                    after_stderr=(b"committed", rng.randint(1, 2)),
-                    may_finish=True,
-                )
-            entries = _log(log)
-            yielded = [(n, what) for kind, n, what in entries if kind == "Y"]
-            logged_commits = [n for kind, n, _ in entries if kind == "C"]
-            finished = any(kind == "D" for kind, _, _ in entries)
-            assert [n for n, _ in yielded] == list(
-                range(committed + 1, committed + 1 + len(yielded))
-            ), (workers, runs)
-            for n, what in yielded:
-                assert what == reference[n - 1], (workers, runs, n)
-            now = _committed(state)
-            assert now >= committed, "a commit was lost"
-            assert now >= max(logged_commits, default=0), "a logged commit is not in the state"
-            assert now <= max((n for n, _ in yielded), default=committed), "phantom commit"
-            consumed += [what for n, what in yielded if n <= now]
-            committed = now
-            runs += 1
-        assert consumed == reference
-        assert committed == len(reference)
-        return resumed_from_commit
+        return harness.resume_chain(
+            reference=reference,
+            first=1,
+            run_argv=lambda log: [*argv_base, str(log), str(workers)],
+            committed_in=lambda: _committed(state),
+            backend=lmd.BACKEND,
+            rng=rng,
+            kills=kills,
+            # Importing torch, load_state_dict, forking the workers, the replay.
+            startup=harness.StartupKill(min_delay=0.3, max_delay=2.5),
+            workdir=tmp_path,
+            label=workers,
+            prefix=f"a{attempt}-",
+            # Kills go on past ``kills`` until three runs have resumed from a commit (a loaded
+            # box can make the start-up kills land before any commit), bounded so the test ends.
+            extra_kills=8,
+        )
 
     # A fast, quiet machine can finish the stream inside a start-up kill's window before three
     # runs resumed from a commit; such a chain is still checked in full, and another one runs.

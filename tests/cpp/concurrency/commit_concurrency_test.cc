@@ -25,9 +25,11 @@ namespace fs = std::filesystem;
 class CommitConcurrency : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("lm_concurrency_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-            "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    const auto* unit = ::testing::UnitTest::GetInstance();
+    dir_ = fs::temp_directory_path() / "lm_concurrency_";
+    dir_ += std::to_string(unit->random_seed());
+    dir_ += "_";
+    dir_ += unit->current_test_info()->name();
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     meta_ = (dir_ / "run.meta").string();
@@ -43,11 +45,19 @@ constexpr int kBatches = 40;
 constexpr int kBatchSize = 25;
 
 std::string document(int worker, int batch, int i) {
-  // Distinct words per document, so MinHash keeps every one of them too.
+  // Distinct words per document (w<worker>_<batch>_<i>_<w>), so MinHash keeps every one of them
+  // too. Appended piece by piece: GCC 12 at -O3 reports a bogus -Wrestrict on
+  // `"w" + std::to_string(...)`, operator+(const char*, std::string&&) (GCC bug 105329).
   std::string out;
   for (int w = 0; w < 12; ++w) {
-    out += "w" + std::to_string(worker) + "_" + std::to_string(batch) + "_" + std::to_string(i) +
-           "_" + std::to_string(w) + " ";
+    out += 'w';
+    const char* separator = "";
+    for (const int part : {worker, batch, i, w}) {
+      out += separator;
+      out += std::to_string(part);
+      separator = "_";
+    }
+    out += ' ';
   }
   return out;
 }

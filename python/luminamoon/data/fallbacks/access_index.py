@@ -15,12 +15,12 @@ resume decodes from the start: the same records, O(offset).
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import struct
 import zlib
 from dataclasses import dataclass, field
 from typing import Final
 
+from .system_library import SystemLibrary
 from .xxh3 import xxh3_64_digest
 
 __all__ = [
@@ -194,39 +194,24 @@ class _ZStream(ctypes.Structure):
     )
 
 
-_zlib_library: ctypes.CDLL | None = None
-_zlib_loaded = False
+def _declare_zlib(lib: ctypes.CDLL) -> None:
+    lib.zlibVersion.restype = ctypes.c_char_p
+    pointer = ctypes.POINTER(_ZStream)
+    lib.inflateInit2_.argtypes = (pointer, ctypes.c_int, ctypes.c_char_p, ctypes.c_int)
+    lib.inflate.argtypes = (pointer, ctypes.c_int)
+    lib.inflateEnd.argtypes = (pointer,)
+    lib.inflateReset2.argtypes = (pointer, ctypes.c_int)
+    lib.inflatePrime.argtypes = (pointer, ctypes.c_int, ctypes.c_int)
+    lib.inflateSetDictionary.argtypes = (pointer, ctypes.c_char_p, ctypes.c_uint)
+    lib.inflateGetDictionary.argtypes = (pointer, ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint))
+
+
+_ZLIB = SystemLibrary("libz.so.1", "z", _declare_zlib, package="Debian package zlib1g")
 
 
 def load_zlib() -> ctypes.CDLL | None:
     """The system zlib (the one Python's ``zlib`` wraps on Linux), or None if not loadable."""
-    global _zlib_library, _zlib_loaded  # noqa: PLW0603 - loaded once per process
-    if _zlib_loaded:
-        return _zlib_library
-    _zlib_loaded = True
-    for name in ("libz.so.1", ctypes.util.find_library("z")):
-        if not name:
-            continue
-        try:
-            lib = ctypes.CDLL(name)
-            lib.zlibVersion.restype = ctypes.c_char_p
-            pointer = ctypes.POINTER(_ZStream)
-            lib.inflateInit2_.argtypes = (pointer, ctypes.c_int, ctypes.c_char_p, ctypes.c_int)
-            lib.inflate.argtypes = (pointer, ctypes.c_int)
-            lib.inflateEnd.argtypes = (pointer,)
-            lib.inflateReset2.argtypes = (pointer, ctypes.c_int)
-            lib.inflatePrime.argtypes = (pointer, ctypes.c_int, ctypes.c_int)
-            lib.inflateSetDictionary.argtypes = (pointer, ctypes.c_char_p, ctypes.c_uint)
-            lib.inflateGetDictionary.argtypes = (
-                pointer,
-                ctypes.c_char_p,
-                ctypes.POINTER(ctypes.c_uint),
-            )
-        except (OSError, AttributeError):
-            continue
-        _zlib_library = lib
-        break
-    return _zlib_library
+    return _ZLIB.load()
 
 
 class Inflater:

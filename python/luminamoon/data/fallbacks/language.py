@@ -14,7 +14,6 @@ an ``int``), so ctypes calls it by its Itanium C++ ABI symbol name. Everything a
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import math
 import re
 import threading
@@ -26,6 +25,7 @@ from ..errors import ConfigError
 from ._arrow import is_arrow_object, iter_arrow_values
 from ._nocopy import NoCopy
 from .suggest import did_you_mean
+from .system_library import SystemLibrary
 
 __all__ = [
     "LanguageDetection",
@@ -51,33 +51,35 @@ _SYM_CODE = "_ZN4CLD212LanguageCodeENS_8LanguageE"
 _SYM_VERSION = "_ZN4CLD221DetectLanguageVersionEv"
 
 
+def _declare_cld2(lib: ctypes.CDLL) -> None:
+    detect = getattr(lib, _SYM_DETECT)
+    detect.restype = ctypes.c_int
+    detect.argtypes = [
+        ctypes.c_char_p,
+        ctypes.c_int,
+        ctypes.c_bool,
+        ctypes.POINTER(ctypes.c_int),
+        ctypes.POINTER(ctypes.c_int),
+        ctypes.POINTER(ctypes.c_int),
+        ctypes.POINTER(ctypes.c_bool),
+    ]
+    code = getattr(lib, _SYM_CODE)
+    code.restype = ctypes.c_char_p
+    code.argtypes = [ctypes.c_int]
+    version = getattr(lib, _SYM_VERSION)
+    version.restype = ctypes.c_char_p
+    version.argtypes = []
+
+
+_CLD2 = SystemLibrary("libcld2.so.0", "cld2", _declare_cld2, package="Debian package libcld2-0")
+
+
 class _Cld2:
     def __init__(self) -> None:
-        name = ctypes.util.find_library("cld2") or "libcld2.so.0"
-        try:
-            lib = ctypes.CDLL(name)
-        except OSError as exc:
-            raise ImportError(
-                f"LanguageFilter needs CLD2's shared library ({name}; Debian package libcld2-0, "
-                f"installed by scripts/install.sh): {exc}"
-            ) from None
+        lib = _CLD2.require("LanguageFilter")
         detect = getattr(lib, _SYM_DETECT)
-        detect.restype = ctypes.c_int
-        detect.argtypes = [
-            ctypes.c_char_p,
-            ctypes.c_int,
-            ctypes.c_bool,
-            ctypes.POINTER(ctypes.c_int),
-            ctypes.POINTER(ctypes.c_int),
-            ctypes.POINTER(ctypes.c_int),
-            ctypes.POINTER(ctypes.c_bool),
-        ]
         code = getattr(lib, _SYM_CODE)
-        code.restype = ctypes.c_char_p
-        code.argtypes = [ctypes.c_int]
         version = getattr(lib, _SYM_VERSION)
-        version.restype = ctypes.c_char_p
-        version.argtypes = []
         self.detect = detect
         self.version = (version() or b"").decode("utf-8")
         self.code_of = [(code(i) or b"").decode("utf-8") for i in range(_NUM_LANGUAGES)]

@@ -13,8 +13,9 @@ same, the garbage of a damaged stream may differ (its bundled libzstd is another
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 from typing import Any, Final, Protocol
+
+from .system_library import LibraryUnfit, SystemLibrary
 
 __all__ = [
     "FrameDecoder",
@@ -51,48 +52,37 @@ class _OutBuffer(ctypes.Structure):
     _fields_ = (("dst", ctypes.c_void_p), ("size", ctypes.c_size_t), ("pos", ctypes.c_size_t))
 
 
-_zstd_library: ctypes.CDLL | None = None
-_zstd_loaded = False
+def _declare_zstd(lib: ctypes.CDLL) -> None:
+    lib.ZSTD_versionNumber.argtypes = ()
+    lib.ZSTD_versionNumber.restype = ctypes.c_uint
+    if lib.ZSTD_versionNumber() < MIN_VERSION:
+        raise LibraryUnfit(f"release {zstd_version(lib)} is older than 1.4.0")
+    lib.ZSTD_createDStream.argtypes = ()
+    lib.ZSTD_createDStream.restype = ctypes.c_void_p
+    lib.ZSTD_freeDStream.argtypes = (ctypes.c_void_p,)
+    lib.ZSTD_freeDStream.restype = ctypes.c_size_t
+    lib.ZSTD_DCtx_reset.argtypes = (ctypes.c_void_p, ctypes.c_int)
+    lib.ZSTD_DCtx_reset.restype = ctypes.c_size_t
+    lib.ZSTD_DStreamOutSize.argtypes = ()
+    lib.ZSTD_DStreamOutSize.restype = ctypes.c_size_t
+    lib.ZSTD_decompressStream.argtypes = (
+        ctypes.c_void_p,
+        ctypes.POINTER(_OutBuffer),
+        ctypes.POINTER(_InBuffer),
+    )
+    lib.ZSTD_decompressStream.restype = ctypes.c_size_t
+    lib.ZSTD_isError.argtypes = (ctypes.c_size_t,)
+    lib.ZSTD_isError.restype = ctypes.c_uint
+    lib.ZSTD_getErrorName.argtypes = (ctypes.c_size_t,)
+    lib.ZSTD_getErrorName.restype = ctypes.c_char_p
+
+
+_ZSTD = SystemLibrary("libzstd.so.1", "zstd", _declare_zstd, package="Debian package libzstd1")
 
 
 def load_zstd() -> ctypes.CDLL | None:
     """The system libzstd (1.4.0 or later), or None if it cannot be loaded."""
-    global _zstd_library, _zstd_loaded  # noqa: PLW0603 - loaded once per process
-    if _zstd_loaded:
-        return _zstd_library
-    _zstd_loaded = True
-    for name in ("libzstd.so.1", ctypes.util.find_library("zstd")):
-        if not name:
-            continue
-        try:
-            lib = ctypes.CDLL(name)
-            lib.ZSTD_versionNumber.argtypes = ()
-            lib.ZSTD_versionNumber.restype = ctypes.c_uint
-            if lib.ZSTD_versionNumber() < MIN_VERSION:
-                continue
-            lib.ZSTD_createDStream.argtypes = ()
-            lib.ZSTD_createDStream.restype = ctypes.c_void_p
-            lib.ZSTD_freeDStream.argtypes = (ctypes.c_void_p,)
-            lib.ZSTD_freeDStream.restype = ctypes.c_size_t
-            lib.ZSTD_DCtx_reset.argtypes = (ctypes.c_void_p, ctypes.c_int)
-            lib.ZSTD_DCtx_reset.restype = ctypes.c_size_t
-            lib.ZSTD_DStreamOutSize.argtypes = ()
-            lib.ZSTD_DStreamOutSize.restype = ctypes.c_size_t
-            lib.ZSTD_decompressStream.argtypes = (
-                ctypes.c_void_p,
-                ctypes.POINTER(_OutBuffer),
-                ctypes.POINTER(_InBuffer),
-            )
-            lib.ZSTD_decompressStream.restype = ctypes.c_size_t
-            lib.ZSTD_isError.argtypes = (ctypes.c_size_t,)
-            lib.ZSTD_isError.restype = ctypes.c_uint
-            lib.ZSTD_getErrorName.argtypes = (ctypes.c_size_t,)
-            lib.ZSTD_getErrorName.restype = ctypes.c_char_p
-        except (OSError, AttributeError):
-            continue
-        _zstd_library = lib
-        break
-    return _zstd_library
+    return _ZSTD.load()
 
 
 def zstd_version(lib: ctypes.CDLL) -> str:
