@@ -73,5 +73,8 @@ def test_sigkill_anywhere_then_resume_gives_the_uninterrupted_stream(
         startup=harness.StartupKill(min_delay=0.02, max_delay=0.3),
         workdir=tmp_path,
         label=fmt,
+        # A loaded box can make a start-up kill land before any commit; the kills go on (each
+        # run checked in full) until three runs resumed from a commit.
+        extra_kills=8,
     )
     assert resumed_from_commit >= min(3, kills), (fmt, resumed_from_commit)
