@@ -35,11 +35,11 @@
 #include <vector>
 
 #include "common/internal/xxh3_kernels.h"
-#include "real_text.h"
 #include "luminamoon/data/common/cpu_isa.h"
 #include "luminamoon/data/minhash/minhash_signature.h"
 #include "minhash/internal/kernels.h"
 #include "minhash/internal/shingles.h"
+#include "real_text.h"
 
 namespace {
 
@@ -134,7 +134,8 @@ std::vector<std::string> cut(const std::string& text, std::size_t max_bytes) {
 const std::vector<std::string>& short_documents() {
   static const std::vector<std::string> docs = [] {
     std::vector<std::string> out;
-    for (const std::string& text : luminamoon::data::bench::load_real_text("LUMINAMOON_BENCH_REAL")) {
+    for (const std::string& text :
+         luminamoon::data::bench::load_real_text("LUMINAMOON_BENCH_REAL")) {
       for (std::string& piece : cut(text, 1200)) out.push_back(std::move(piece));
     }
     return out;

@@ -251,7 +251,7 @@ template <bool kCompact>
   const std::uint8_t* const end = p + document.size();
   std::size_t tokens = 0;
   bool in_token = false;
-  bool spaced = false;  // kCompact: norm ends with the space after the last token
+  bool spaced = false;                   // kCompact: norm ends with the space after the last token
   const std::uint8_t* scalar_until = p;  // the scalar path runs at least up to here
   // A token starts at norm[at].
   const auto push_start = [&](std::size_t at) {
@@ -322,8 +322,8 @@ template <bool kCompact>
           const unsigned mask = static_cast<unsigned>(keep >> (8 * j)) & 0xFFU;
           base[j] = out;
           const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(lowered + 8 * j));
-          const __m128i order = _mm_loadl_epi64(
-              reinterpret_cast<const __m128i*>(kCompactTable.shuffle[mask].data()));
+          const __m128i order =
+              _mm_loadl_epi64(reinterpret_cast<const __m128i*>(kCompactTable.shuffle[mask].data()));
           _mm_storel_epi64(reinterpret_cast<__m128i*>(norm + out), shuffle_bytes(bytes, order));
           out += kCompactTable.count[mask];
         }

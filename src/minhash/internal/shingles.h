@@ -66,7 +66,7 @@ class Shingler {
   // kWord: starts of the tokens whose shingles are not hashed yet (kChunk + ngram at most).
   std::vector<std::size_t> starts_;
   std::uint32_t ring_pos_ = 0;
-  std::uint64_t units_ = 0;  // tokens (kWord) or code points (kChar) so far
+  std::uint64_t units_ = 0;      // tokens (kWord) or code points (kChar) so far
   std::size_t token_start_ = 0;  // kChar
   // kChar: the pending shingles of the current chunk, as [begin, end) byte ranges of the normalised
   // text: they are hashed together in flush(), a tight loop of independent XXH3 calls that the
