@@ -8,6 +8,15 @@
 //   signature/<text>              the whole MinHash signature (64 permutations) of those
 //                                 documents, active ISA
 //   xxh3_long/<isa>/<bytes>       XXH3-64 of one long input, per ISA build (bytes_per_second)
+//   short_shingles/corpus/<path>  word_shingles on the short documents of the real-text corpus,
+//                                 by each ASCII path this CPU can run (internal/shingles.h)
+//   short_signatures/corpus       MinHasher::signatures (one thread) of those documents: the
+//                                 Python benchmark's short-document row without the binding
+//
+// The short documents (~1.2 KB) come from the JSONL shards LUMINAMOON_BENCH_REAL names (e.g.
+// 'bench/out/real/real-*.jsonl', written by bench/real_corpus.py), cut at blank lines into pieces
+// of at most 1,200 bytes and at least 400, as bench/bench_real_hashing.py cuts them; without the
+// variable these two are skipped.
 //
 // Text: "real" is /usr/share/common-licenses/* (the licence texts every Debian machine has) when
 // readable, concatenated; "synthetic" is seeded English-like prose (so the benchmark runs
@@ -30,6 +39,7 @@
 #include "luminamoon/data/minhash/minhash_signature.h"
 #include "minhash/internal/kernels.h"
 #include "minhash/internal/shingles.h"
+#include "real_text.h"
 
 namespace {
 
@@ -89,6 +99,89 @@ const std::vector<std::string>& corpus(bool real) {
   static const std::vector<std::string> r = documents(real_text());
   static const std::vector<std::string> s = documents(synthetic_text());
   return real && !r.empty() ? r : s;
+}
+
+// bench_real_hashing.py's cut(): blocks split at "\n\n", joined into pieces of at most
+// max_bytes (counting the separators), pieces under max_bytes / 3 dropped.
+std::vector<std::string> cut(const std::string& text, std::size_t max_bytes) {
+  std::vector<std::string> pieces;
+  std::string current;
+  std::size_t blocks = 0;
+  std::size_t size = 0;
+  const auto finish = [&] {
+    if (current.size() >= max_bytes / 3) pieces.push_back(current);
+    current.clear();
+    blocks = 0;
+    size = 0;
+  };
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t stop = text.find("\n\n", start);
+    const std::string_view block(text.data() + start,
+                                 (stop == std::string::npos ? text.size() : stop) - start);
+    const std::size_t n = block.size() + 2;
+    if (blocks != 0 && size + n > max_bytes) finish();
+    if (blocks++ != 0) current += "\n\n";
+    current += block;
+    size += n;
+    if (stop == std::string::npos) break;
+    start = stop + 2;
+  }
+  if (blocks != 0) finish();
+  return pieces;
+}
+
+const std::vector<std::string>& short_documents() {
+  static const std::vector<std::string> docs = [] {
+    std::vector<std::string> out;
+    for (const std::string& text :
+         luminamoon::data::bench::load_real_text("LUMINAMOON_BENCH_REAL")) {
+      for (std::string& piece : cut(text, 1200)) out.push_back(std::move(piece));
+    }
+    return out;
+  }();
+  return docs;
+}
+
+void short_shingles(benchmark::State& state, luminamoon::data::minhash_internal::AsciiPath path) {
+  const auto& docs = short_documents();
+  if (docs.empty()) {
+    state.SkipWithError("set LUMINAMOON_BENCH_REAL to JSONL shards (bench/real_corpus.py)");
+    return;
+  }
+  luminamoon::data::minhash_internal::Shingler shingler(ShingleKind::kWord, 5, path);
+  std::uint64_t sink = 0;
+  for (auto _ : state) {
+    for (const auto& d : docs) {
+      shingler.run(
+          d,
+          [](void* context, const std::uint64_t* hashes, std::size_t count) {
+            auto* s = static_cast<std::uint64_t*>(context);
+            for (std::size_t i = 0; i < count; ++i) *s ^= hashes[i];
+          },
+          &sink);
+    }
+  }
+  benchmark::DoNotOptimize(sink);
+  state.SetBytesProcessed(state.iterations() * luminamoon::data::bench::total_bytes(docs));
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(docs.size()));
+}
+
+void short_signatures(benchmark::State& state) {
+  const auto& docs = short_documents();
+  if (docs.empty()) {
+    state.SkipWithError("set LUMINAMOON_BENCH_REAL to JSONL shards (bench/real_corpus.py)");
+    return;
+  }
+  const std::vector<std::string_view> views(docs.begin(), docs.end());
+  const MinHasher hasher(MinHashConfig{64, ShingleKind::kWord, 5, 1});
+  std::vector<std::uint32_t> out(views.size() * 64);
+  for (auto _ : state) {
+    hasher.signatures(views, out, 1);
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetBytesProcessed(state.iterations() * luminamoon::data::bench::total_bytes(docs));
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(docs.size()));
 }
 
 void minhash_update(benchmark::State& state, Isa isa) {
@@ -168,6 +261,13 @@ int main(int argc, char** argv) {
                                    xxh3_long, isa, size);
     }
   }
+  using luminamoon::data::minhash_internal::AsciiPath;
+  benchmark::RegisterBenchmark("short_shingles/corpus/tokens", short_shingles, AsciiPath::kTokens);
+  if (luminamoon::data::minhash_internal::active_ascii_path() == AsciiPath::kCompact) {
+    benchmark::RegisterBenchmark("short_shingles/corpus/compact", short_shingles,
+                                 AsciiPath::kCompact);
+  }
+  benchmark::RegisterBenchmark("short_signatures/corpus", short_signatures);
   const bool have_real = !real_text().empty();
   for (const bool real : {true, false}) {
     if (real && !have_real) continue;

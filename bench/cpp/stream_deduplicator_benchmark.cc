@@ -3,20 +3,27 @@
 //   BM_FilterBatch/threads:N   hashing (N workers) + sequential probing, fresh deduplicator
 //   BM_HashDocuments/threads:N XXH3-64 of every document only
 //   BM_FilterHashes            probing/staging only, hashes precomputed
+//   BM_RealLong/<mode>         exact-dedup hashing of real long documents against the rate of
+//                              reading the same bytes (see below; needs LUMINAMOON_BENCH_REAL)
 //
 // The corpus is built once, deterministically (fixed seed), in one contiguous arena: the same
 // layout an Arrow utf8 array gives the Python binding. Times are wall-clock (UseRealTime), since
 // hashing runs on worker threads. items_per_second is documents per second.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <random>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "luminamoon/data/common/xxh3.h"
 #include "luminamoon/data/dedup/stream_deduplicator.h"
+#include "real_text.h"
 
 namespace {
 
@@ -149,5 +156,124 @@ void BM_FilterHashes(benchmark::State& state) {
   set_throughput(state);
 }
 BENCHMARK(BM_FilterHashes)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// Real long documents laid out as a Python list[str] lays them out: the 6-8 KB documents of the
+// JSONL shards LUMINAMOON_BENCH_REAL names (bench/real_corpus.py), each twice (a copy in its own
+// allocation), every one allocated on its own, in an order unrelated to the list's (the list is
+// shuffled after the strings were made), the list repeated 10 times: bench_real_hashing.py's exact
+// dedup row without the binding. What the rows compare, one thread each:
+//   BM_RealLong/hash           hash_documents (XXH3 of each, the next document prefetched whole)
+//   BM_RealLong/hash_2lines    the same XXH3 calls with only the next document's first two lines
+//                              prefetched (what hash_documents did before)
+//   BM_RealLong/read           every byte of the same documents loaded (8-byte words folded by
+//                              XOR, vectorised by the compiler), the next one prefetched whole: the
+//                              memory-read ceiling
+//   BM_RealLong/read_cold      the same loads with no software prefetch
+//   BM_RealLong/memcpy         each document copied into one buffer (what the peer's s.encode()
+//                              does before it hashes)
+// bytes_per_second is the documents' bytes; the hash rows against the read rows say how close
+// hashing is to the rate at which one thread can read these bytes at all.
+struct RealLong {
+  std::vector<std::unique_ptr<char[]>> storage;
+  std::vector<std::string_view> list;
+  std::int64_t bytes = 0;
+};
+
+const RealLong& real_long() {
+  static const RealLong instance = [] {
+    RealLong r;
+    std::vector<std::string> texts;
+    for (std::string& t : luminamoon::data::bench::load_real_text("LUMINAMOON_BENCH_REAL")) {
+      if (t.size() >= 6000 && t.size() <= 8192) texts.push_back(std::move(t));
+    }
+    const std::size_t distinct = texts.size() * 2;
+    std::vector<std::string_view> objects(distinct);
+    // Allocation order: a fixed shuffle of the documents; list order: another one.
+    std::mt19937_64 rng(kSeed);
+    std::vector<std::size_t> order(distinct);
+    for (std::size_t i = 0; i < distinct; ++i) order[i] = i;
+    std::shuffle(order.begin(), order.end(), rng);
+    for (const std::size_t i : order) {
+      const std::string& text = texts[i % texts.size()];
+      // A str's characters follow its 40-byte header; keep the same offset into the allocation.
+      auto block = std::make_unique<char[]>(text.size() + 48);
+      std::memcpy(block.get() + 48, text.data(), text.size());
+      objects[i] = std::string_view(block.get() + 48, text.size());
+      r.storage.push_back(std::move(block));
+    }
+    std::shuffle(objects.begin(), objects.end(), rng);
+    for (int repeat = 0; repeat < 10; ++repeat) {
+      r.list.insert(r.list.end(), objects.begin(), objects.end());
+    }
+    for (const std::string_view d : r.list) r.bytes += static_cast<std::int64_t>(d.size());
+    return r;
+  }();
+  return instance;
+}
+
+void prefetch_whole(std::string_view d) {
+  for (std::size_t o = 0; o < d.size() && o < 16384; o += 64)
+    __builtin_prefetch(d.data() + o, 0, 1);
+}
+
+enum class RealLongMode { kHash, kHash2Lines, kRead, kReadCold, kMemcpy };
+
+void BM_RealLong(benchmark::State& state, RealLongMode mode) {
+  const RealLong& r = real_long();
+  if (r.list.empty()) {
+    state.SkipWithError("set LUMINAMOON_BENCH_REAL to JSONL shards (bench/real_corpus.py)");
+    return;
+  }
+  const std::size_t n = r.list.size();
+  std::vector<std::uint64_t> out(n);
+  std::vector<char> buffer(16384);
+  for (auto _ : state) {
+    switch (mode) {
+      case RealLongMode::kHash:
+        hash_documents(r.list, out, 1);
+        break;
+      case RealLongMode::kHash2Lines:
+        for (std::size_t i = 0; i < n; ++i) {
+          if (i + 1 < n) {
+            __builtin_prefetch(r.list[i + 1].data());
+            __builtin_prefetch(r.list[i + 1].data() + 64);
+          }
+          out[i] = luminamoon::data::xxh3_64(r.list[i]);
+        }
+        break;
+      case RealLongMode::kRead:
+      case RealLongMode::kReadCold:
+        for (std::size_t i = 0; i < n; ++i) {
+          if (mode == RealLongMode::kRead && i + 1 < n) prefetch_whole(r.list[i + 1]);
+          const char* p = r.list[i].data();
+          std::uint64_t acc = 0;
+          const std::size_t whole = r.list[i].size() & ~std::size_t{7};
+          for (std::size_t o = 0; o < whole; o += 8) {
+            std::uint64_t word = 0;
+            std::memcpy(&word, p + o, 8);
+            acc ^= word;
+          }
+          out[i] = acc;
+        }
+        break;
+      case RealLongMode::kMemcpy:
+        for (std::size_t i = 0; i < n; ++i) {
+          std::memcpy(buffer.data(), r.list[i].data(), r.list[i].size());
+          out[i] = static_cast<unsigned char>(buffer[i % 4096]);
+        }
+        break;
+    }
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(n));
+  state.SetBytesProcessed(state.iterations() * r.bytes);
+}
+BENCHMARK_CAPTURE(BM_RealLong, hash, RealLongMode::kHash)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_RealLong, hash_2lines, RealLongMode::kHash2Lines)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_RealLong, read, RealLongMode::kRead)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_RealLong, read_cold, RealLongMode::kReadCold)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_RealLong, memcpy, RealLongMode::kMemcpy)->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -9,8 +9,13 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>  // baseline on x86-64: no dispatch needed
 #endif
+#if defined(__x86_64__)
+#include <immintrin.h>  // PSHUFB, in the AVX2 function only (LUMINAMOON_AVX2)
+#endif
 
+#include "common/internal/isa_dispatch.h"
 #include "common/internal/utf8.h"
+#include "minhash/internal/kernels.h"
 #include "minhash/internal/unicode_tables.h"
 
 // XXH3-64 (seed 0) inlined into the shingle loop: the same function luminamoon::data::xxh3_64
@@ -74,10 +79,62 @@ inline std::size_t decode_multibyte(const std::uint8_t* p, const std::uint8_t* e
   return d.length;
 }
 
+// The compact path's table: for each mask of 8 bytes, the PSHUFB indices that move the kept bytes
+// (set bits, in order) to the front, and how many there are.
+struct CompactTable {
+  std::array<std::array<std::uint8_t, 8>, 256> shuffle{};
+  std::array<std::uint8_t, 256> count{};
+};
+
+constexpr CompactTable make_compact_table() {
+  CompactTable t;
+  for (unsigned mask = 0; mask < 256; ++mask) {
+    std::uint8_t n = 0;
+    for (std::uint8_t bit = 0; bit < 8; ++bit) {
+      if ((mask >> bit) & 1U) t.shuffle[mask][n++] = bit;
+    }
+    for (std::uint8_t k = n; k < 8; ++k) t.shuffle[mask][k] = 0x80;  // PSHUFB writes 0 there
+    t.count[mask] = n;
+  }
+  return t;
+}
+
+constexpr CompactTable kCompactTable = make_compact_table();
+
+#if defined(__x86_64__)
+// PSHUFB for run_words<true>, which is only ever inlined into the AVX2 function
+// run_words_compact (a template cannot carry the target attribute of one instantiation).
+LUMINAMOON_AVX2 inline __m128i shuffle_bytes(__m128i bytes, __m128i order) {
+  return _mm_shuffle_epi8(bytes, order);
+}
+#endif
+
 }  // namespace
 
+AsciiPath active_ascii_path() noexcept {
+#if defined(__x86_64__)
+  try {
+    const Isa isa = active_minhash_kernel().isa;
+    if (isa == Isa::kAvx2 || isa == Isa::kAvx512) return AsciiPath::kCompact;
+  } catch (...) {
+    // An invalid LUMINAMOON_SIMD: the kernels report it; the tokens path makes the same text.
+  }
+#endif
+  return AsciiPath::kTokens;
+}
+
 Shingler::Shingler(ShingleKind kind, std::uint32_t ngram)
-    : kind_(kind), ngram_(ngram), ring_(ngram), begins_(kChunk), ends_(kChunk), chunk_(kChunk) {}
+    : Shingler(kind, ngram, active_ascii_path()) {}
+
+Shingler::Shingler(ShingleKind kind, std::uint32_t ngram, AsciiPath path)
+    : kind_(kind),
+      ngram_(ngram),
+      path_(path),
+      ring_(ngram),
+      starts_(kChunk + ngram),
+      begins_(kChunk),
+      ends_(kChunk),
+      chunk_(kChunk) {}
 
 inline void Shingler::emit(std::size_t begin) {
   begins_[chunk_size_] = begin;
@@ -95,6 +152,24 @@ void Shingler::flush() {
   }
   sink_(context_, chunk_.data(), chunk_size_);
   chunk_size_ = 0;
+}
+
+// Word shingle k (k < count) runs from token k's start to the space before token k + ngram:
+// tokens are always one space apart. `last_end`, when not kNoEnd, ends one more shingle, the
+// document's last (there is no next token to end it).
+void Shingler::hash_word_shingles(const std::size_t* starts, std::size_t count,
+                                  std::size_t last_end) {
+  const char* norm = norm_.data();
+  const std::size_t ngram = ngram_;
+  for (std::size_t k = 0; k < count; ++k) {
+    chunk_[k] = XXH3_64bits(norm + starts[k], starts[k + ngram] - 1 - starts[k]);
+  }
+  if (last_end != kNoEnd) {
+    chunk_[count] = XXH3_64bits(norm + starts[count], last_end - starts[count]);
+    ++count;
+  }
+  if (count != 0) sink_(context_, chunk_.data(), count);
+  shingles_ += count;
 }
 
 inline void Shingler::append_code_point(std::uint32_t cp) {
@@ -128,63 +203,72 @@ std::size_t Shingler::run(std::string_view document, ShingleSink sink, void* con
   const std::size_t need = document.size() + document.size() / 2 + 32;
   if (norm_.size() < need) norm_.resize(need);
   if (kind_ == ShingleKind::kWord) {
-    run_words(document);
+#if defined(__x86_64__)
+    if (path_ == AsciiPath::kCompact) {
+      run_words_compact(document);
+    } else {
+      run_words<false>(document);
+    }
+#else
+    run_words<false>(document);
+#endif
   } else {
     run_chars(document);
   }
-  // A non-empty document shorter than one shingle is one shingle: the whole normalised text.
-  if (units_ != 0 && units_ < ngram_) emit(0);
+  // A non-empty document shorter than one shingle is one shingle: the whole normalised text
+  // (run_words hashes its own).
+  if (kind_ == ShingleKind::kChar && units_ != 0 && units_ < ngram_) emit(0);
   flush();
   return shingles_;
 }
 
 // Word shingles. Two paths that make the same tokens:
 //  * 64 bytes of pure ASCII at a time (the common case): word-character masks from four SSE2
-//    compares, token boundaries found by bit scans, each token copied lowercased from the
-//    block with 16-byte stores;
+//    compares, then either (kCompact = false, AsciiPath::kTokens) token boundaries found by bit
+//    scans, each token copied lowercased from the block with 16-byte stores, or (kCompact, only
+//    instantiated in the AVX2 function run_words_compact) the whole block packed at once, see
+//    AsciiPath;
 //  * one code point at a time wherever a block holds a byte >= 0x80 (UTF-8 decoding, Unicode
 //    word flags and lowercasing), until the input is past that block.
-// A token may start in one path and end in the other (`in_token`). The hot state lives in
-// locals, written back only around flush(): the byte stores into the normalised text may alias
-// any member, which would otherwise be reloaded after each of them.
-std::size_t Shingler::run_words(std::string_view document) {
+// A token may start in one path and end in the other (`in_token`). The tokens path and the
+// code-point path write the space between two tokens when the second one starts; the compact
+// path writes it where the first one ends (the first separator after it), which `spaced` records
+// so that the next token does not get a second one, and which is dropped again at the end when no
+// token followed. The hot state lives in locals, written back only around flush(): the byte stores
+// into the normalised text may alias any member, which would otherwise be reloaded after each of
+// them.
+template <bool kCompact>
+[[gnu::always_inline]] inline std::size_t Shingler::run_words(std::string_view document) {
   std::uint8_t* const norm = reinterpret_cast<std::uint8_t*>(norm_.data());
-  std::size_t* const ring = ring_.data();
-  std::size_t* const begins = begins_.data();
-  std::size_t* const ends = ends_.data();
-  const std::uint32_t ngram = ngram_;
+  // The starts of the tokens whose shingles are not hashed yet: when the buffer is full, the
+  // first kChunk shingles are (each one's end is the space before the start ngram places on).
+  std::size_t* const starts = starts_.data();
+  const std::size_t ngram = ngram_;
+  const std::size_t capacity = kChunk + ngram;
+  std::size_t held = 0;
   std::size_t size = 0;  // norm_size_
-  std::size_t token_start = 0;
-  std::uint32_t ring_pos = 0;
-  std::uint64_t units = 0;
-  std::size_t pending = 0;  // chunk_size_
-  std::size_t shingles = 0;
   const auto* p = reinterpret_cast<const std::uint8_t*>(document.data());
   const std::uint8_t* const end = p + document.size();
   std::size_t tokens = 0;
   bool in_token = false;
+  bool spaced = false;                   // kCompact: norm ends with the space after the last token
   const std::uint8_t* scalar_until = p;  // the scalar path runs at least up to here
-  const auto start_token = [&] {
-    if (tokens++ != 0) norm[size++] = ' ';
-    token_start = size;
-    in_token = true;
-  };
-  const auto end_token = [&] {
-    in_token = false;
-    // ring holds the starts of the last ngram tokens; ring_pos is where the next one goes,
-    // which once the ring is full is also the oldest one's slot.
-    ring[ring_pos] = token_start;
-    ring_pos = ring_pos + 1 == ngram ? 0 : ring_pos + 1;
-    if (++units < ngram) return;
-    begins[pending] = ring[ring_pos];
-    ends[pending] = size;
-    ++shingles;
-    if (++pending == kChunk) {
-      chunk_size_ = pending;
-      flush();
-      pending = 0;
+  // A token starts at norm[at].
+  const auto push_start = [&](std::size_t at) {
+    starts[held++] = at;
+    if (held == capacity) {
+      hash_word_shingles(starts, kChunk, kNoEnd);
+      std::copy(starts + kChunk, starts + capacity, starts);
+      held = ngram;
     }
   };
+  const auto start_token = [&] {
+    if (tokens++ != 0 && !spaced) norm[size++] = ' ';
+    spaced = false;
+    push_start(size);
+    in_token = true;
+  };
+  const auto end_token = [&] { in_token = false; };
   while (p < end) {
 #if defined(__SSE2__)
     if (p >= scalar_until && end - p >= 64) {
@@ -201,39 +285,96 @@ std::size_t Shingler::run_words(std::string_view document) {
                                             _mm_cmpgt_epi8(_mm_set1_epi8('z' + 1), folded));
         const __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('0' - 1)),
                                             _mm_cmpgt_epi8(_mm_set1_epi8('9' + 1), v));
-        _mm_store_si128(reinterpret_cast<__m128i*>(lowered + 16 * k),
-                        _mm_or_si128(v, _mm_and_si128(alpha, _mm_set1_epi8(0x20))));
-        word |=
-            std::uint64_t{static_cast<std::uint16_t>(_mm_movemask_epi8(_mm_or_si128(alpha, digit)))}
-            << (16 * k);
+        const __m128i is_word = _mm_or_si128(alpha, digit);
+        const __m128i lower = _mm_or_si128(v, _mm_and_si128(alpha, _mm_set1_epi8(0x20)));
+        if constexpr (kCompact) {
+          // Separators become spaces: the compact path keeps some of them.
+          _mm_store_si128(reinterpret_cast<__m128i*>(lowered + 16 * k),
+                          _mm_or_si128(_mm_and_si128(is_word, lower),
+                                       _mm_andnot_si128(is_word, _mm_set1_epi8(' '))));
+        } else {
+          _mm_store_si128(reinterpret_cast<__m128i*>(lowered + 16 * k), lower);
+        }
+        word |= std::uint64_t{static_cast<std::uint16_t>(_mm_movemask_epi8(is_word))} << (16 * k);
         high |= std::uint64_t{static_cast<std::uint16_t>(_mm_movemask_epi8(v))} << (16 * k);
       }
       if (high != 0) {
         scalar_until = p + 64;  // not pure ASCII: this block goes the scalar way
         continue;
       }
-      unsigned pos = 0;
-      for (;;) {
-        if (in_token) {
-          // The word run from pos (to the block's end when every byte left is a word byte).
-          const std::uint64_t rest = ~word >> pos;
-          const unsigned run = rest == 0 ? 64 - pos : static_cast<unsigned>(std::countr_zero(rest));
-          for (unsigned k = 0; k < run; k += 16) {
-            _mm_storeu_si128(reinterpret_cast<__m128i*>(norm + size + k),
-                             _mm_loadu_si128(reinterpret_cast<const __m128i*>(lowered + pos + k)));
-          }
-          size += run;
-          pos += run;
-          if (pos == 64) break;  // the token goes on in the next block
-          end_token();
+      if constexpr (kCompact) {
+#if defined(__x86_64__)
+        // Bit i of `before` is set when the byte before block byte i is a word byte.
+        const std::uint64_t before = (word << 1) | (in_token ? 1U : 0U);
+        const std::uint64_t firsts = word & ~before;  // token starts
+        const std::uint64_t stops = ~word & before;   // first separators: kept as one space
+        const std::uint64_t keep = word | stops;
+        if (!in_token && firsts != 0 && tokens != 0 && !spaced) {
+          // The last token ended on the code-point path, which leaves its space to the next
+          // token's start: this block's first token.
+          norm[size++] = ' ';
+          spaced = true;
         }
-        const std::uint64_t rest = word >> pos;
-        if (rest == 0) break;  // separators to the block's end
-        pos += static_cast<unsigned>(std::countr_zero(rest));
-        start_token();
+        // Pack the kept bytes 8 at a time; base[j] is where byte group j's first kept byte goes.
+        std::size_t base[8];
+        std::size_t out = size;
+        for (unsigned j = 0; j < 8; ++j) {
+          const unsigned mask = static_cast<unsigned>(keep >> (8 * j)) & 0xFFU;
+          base[j] = out;
+          const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(lowered + 8 * j));
+          const __m128i order =
+              _mm_loadl_epi64(reinterpret_cast<const __m128i*>(kCompactTable.shuffle[mask].data()));
+          _mm_storel_epi64(reinterpret_cast<__m128i*>(norm + out), shuffle_bytes(bytes, order));
+          out += kCompactTable.count[mask];
+        }
+        // Only the starts matter: a token's end is the space before the next one's start. The
+        // last start may be pushed before a stop that ends the block, which is fine: the stop's
+        // space is already in the text.
+        std::uint64_t rest = firsts;
+        while (rest != 0) {
+          const auto i = static_cast<unsigned>(std::countr_zero(rest));
+          rest &= rest - 1;
+          const unsigned below = static_cast<unsigned>(keep >> (i & ~7U)) & ((1U << (i & 7U)) - 1U);
+          push_start(base[i >> 3] + kCompactTable.count[below]);
+          ++tokens;
+        }
+        // The block's last event decides: after a stop, the text ends with that token's space;
+        // after a start, with a token's bytes (still open when the block ends in a word byte).
+        if (const std::uint64_t events = firsts | stops; events != 0) {
+          spaced = ((stops >> (63 - std::countl_zero(events))) & 1U) != 0;
+        }
+        const bool open = (word >> 63) != 0;
+        in_token = open;
+        size = out;
+        p += 64;
+        continue;
+#endif
+      } else {
+        unsigned pos = 0;
+        for (;;) {
+          if (in_token) {
+            // The word run from pos (to the block's end when every byte left is a word byte).
+            const std::uint64_t rest = ~word >> pos;
+            const unsigned run =
+                rest == 0 ? 64 - pos : static_cast<unsigned>(std::countr_zero(rest));
+            for (unsigned k = 0; k < run; k += 16) {
+              _mm_storeu_si128(
+                  reinterpret_cast<__m128i*>(norm + size + k),
+                  _mm_loadu_si128(reinterpret_cast<const __m128i*>(lowered + pos + k)));
+            }
+            size += run;
+            pos += run;
+            if (pos == 64) break;  // the token goes on in the next block
+            end_token();
+          }
+          const std::uint64_t rest = word >> pos;
+          if (rest == 0) break;  // separators to the block's end
+          pos += static_cast<unsigned>(std::countr_zero(rest));
+          start_token();
+        }
+        p += 64;
+        continue;
       }
-      p += 64;
-      continue;
     }
 #endif
     if (!in_token) {
@@ -283,15 +424,26 @@ std::size_t Shingler::run_words(std::string_view document) {
     if ((flags & kHasLowerFlag) != 0) cp = simple_lower(cp);
     size += utf8_internal::encode(cp, norm + size);
   }
-  if (in_token) end_token();
+  if (spaced) --size;  // the compact path's space after the last token: no token followed
   norm_size_ = size;
-  token_start_ = token_start;
-  ring_pos_ = ring_pos;
-  units_ = units;
-  chunk_size_ = pending;
-  shingles_ += shingles;
+  units_ = tokens;
+  if (tokens >= ngram) {
+    hash_word_shingles(starts, held - ngram, size);  // the rest, the last one ending at `size`
+  } else if (tokens != 0) {
+    // A non-empty document shorter than one shingle is one shingle: the whole normalised text.
+    starts[0] = 0;
+    hash_word_shingles(starts, 0, size);
+  }
   return tokens;
 }
+
+#if defined(__x86_64__)
+// The compact path needs PSHUFB (SSSE3, part of every AVX2 CPU): this function carries the ISA,
+// and run_words<true> is inlined into it.
+LUMINAMOON_AVX2 std::size_t Shingler::run_words_compact(std::string_view document) {
+  return run_words<true>(document);
+}
+#endif
 
 // Character shingles: every code point of the normalised text is a unit.
 std::size_t Shingler::run_chars(std::string_view document) {

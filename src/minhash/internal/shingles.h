@@ -16,12 +16,28 @@ namespace luminamoon::data::minhash_internal {
 // Receives consecutive chunks of shingle hashes (in document order).
 using ShingleSink = void (*)(void* context, const std::uint64_t* hashes, std::size_t count);
 
+// How run() reads 64-byte blocks of pure ASCII in word mode; both make the same normalised text
+// and the same shingle hashes (tests/cpp/minhash/shingles_test.cc compares them):
+//  * kTokens: token by token, each token copied lowercased with 16-byte stores (SSE2, any x86-64
+//    CPU; the only path elsewhere);
+//  * kCompact: the whole block at once: the bytes to keep (word bytes, and the first separator
+//    after each token as one space) are packed together 8 at a time by a shuffle (PSHUFB) from a
+//    table of the 256 byte masks, then the block's token starts and ends are read off its bit
+//    masks (x86-64 with AVX2, the avx2 and avx512 levels of common/internal/isa_dispatch.h).
+enum class AsciiPath { kTokens, kCompact };
+
+// The path the live ISA (active_isa(), LUMINAMOON_SIMD) can run: kCompact on avx2 and avx512;
+// kTokens elsewhere, and when the ISA setting is invalid (the kernels raise that error).
+AsciiPath active_ascii_path() noexcept;
+
 // Reusable scratch space of one thread; not thread-safe.
 class Shingler {
  public:
   static constexpr std::size_t kChunk = 512;
 
   Shingler(ShingleKind kind, std::uint32_t ngram);
+  // A given path; kCompact must be one the CPU can run (tests and benchmarks).
+  Shingler(ShingleKind kind, std::uint32_t ngram, AsciiPath path);
 
   // Streams the hashes of every shingle of `document` to sink; returns how many there were.
   std::size_t run(std::string_view document, ShingleSink sink, void* context);
@@ -30,22 +46,29 @@ class Shingler {
   std::string_view normalized() const noexcept { return {norm_.data(), norm_size_}; }
 
  private:
+  template <bool kCompact>
   std::size_t run_words(std::string_view document);
+  std::size_t run_words_compact(std::string_view document);
   std::size_t run_chars(std::string_view document);
   void append_code_point(std::uint32_t cp);
   void push_unit(std::size_t start);
   void emit(std::size_t begin);
   void flush();
+  static constexpr std::size_t kNoEnd = ~std::size_t{0};
+  void hash_word_shingles(const std::size_t* starts, std::size_t count, std::size_t last_end);
 
   ShingleKind kind_;
   std::uint32_t ngram_;
+  AsciiPath path_;
   std::string norm_;
   std::size_t norm_size_ = 0;
-  std::vector<std::size_t> ring_;  // starts of the last ngram tokens / code points
+  std::vector<std::size_t> ring_;  // kChar: starts of the last ngram code points
+  // kWord: starts of the tokens whose shingles are not hashed yet (kChunk + ngram at most).
+  std::vector<std::size_t> starts_;
   std::uint32_t ring_pos_ = 0;
-  std::uint64_t units_ = 0;  // tokens (kWord) or code points (kChar) so far
-  std::size_t token_start_ = 0;
-  // The pending shingles of the current chunk, as [begin, end) byte ranges of the normalised
+  std::uint64_t units_ = 0;      // tokens (kWord) or code points (kChar) so far
+  std::size_t token_start_ = 0;  // kChar
+  // kChar: the pending shingles of the current chunk, as [begin, end) byte ranges of the normalised
   // text: they are hashed together in flush(), a tight loop of independent XXH3 calls that the
   // CPU overlaps (hashing inside the tokenizer loop serialised them behind its branches).
   std::vector<std::size_t> begins_;
