@@ -157,6 +157,10 @@ void dup_ngram_char_ratios(ProbeTable& table, const std::vector<std::string_view
     s.offsets[i + 1] = s.joined.size();
   }
   live_positions(table, w, s);
+  s.live_list.clear();
+  for (std::size_t i = 0; i < w; ++i) {
+    if (s.live[i]) s.live_list.push_back(static_cast<std::uint32_t>(i));
+  }
   const std::string_view all(s.joined);
   const std::vector<std::size_t>& offsets = s.offsets;
   const std::vector<std::uint64_t>& prefix = s.prefix_hash;
@@ -164,29 +168,28 @@ void dup_ngram_char_ratios(ProbeTable& table, const std::vector<std::string_view
   for (std::size_t n = 5; n <= 10; ++n) {
     std::size_t repeated = 0;
     if (w >= n) {
-      table.reset(w - n + 1);
+      table.reset(s.live_list.size());
       auto bytes_of = [&](std::size_t i) {
         return all.substr(offsets[i], offsets[i + n] - offsets[i]);
       };
-      std::size_t i = 0;
-      while (i + n <= w) {
-        if (!s.live[i]) {
-          ++i;
-          continue;
-        }
+      // Left to right over the live positions; after a repeat at i the next n-gram looked at
+      // starts at i + n or later (datatrove's skip), the others are skipped anyway.
+      std::size_t next = 0;
+      for (const std::uint32_t i : s.live_list) {
+        if (i + n > w) break;
+        if (i < next) continue;
         // hash(bytes of words i..i+n) = prefix[i+n] - prefix[i] * B^(their length)
-        const std::uint64_t shifted = mul_mod(prefix[i], base_power(pow, offsets[i + n] - offsets[i]));
+        const std::uint64_t shifted =
+            mul_mod(prefix[i], base_power(pow, offsets[i + n] - offsets[i]));
         const std::uint64_t hash = prefix[i + n] >= shifted ? prefix[i + n] - shifted
                                                             : prefix[i + n] + kMersenne61 - shifted;
         const std::string_view gram = bytes_of(i);
         const std::uint32_t first =
-            table.find_or_insert(mix64(hash), static_cast<std::uint32_t>(i),
+            table.find_or_insert(mix64(hash), i,
                                  [&](std::uint32_t stored) { return bytes_of(stored) == gram; });
         if (first != i) {
           repeated += s.prefix_chars[i + n] - s.prefix_chars[i];
-          i += n;
-        } else {
-          ++i;
+          next = i + n;
         }
       }
     }

@@ -105,6 +105,7 @@ class Document {
     std::vector<std::uint64_t> prefix_hash;  // per word boundary: polynomial hash of `joined`
     std::vector<std::uint64_t> word_hash;    // per first occurrence: polynomial hash of the word
     std::vector<std::uint8_t> live;          // per position: may take part in a repeat
+    std::vector<std::uint32_t> live_list;    // the live positions, ascending
     std::vector<std::uint64_t> window;       // per position: 8 bytes of `joined`
     std::vector<std::uint32_t> bucket;       // per position: first one with the same window
     std::vector<std::uint32_t> chain;        // per position: previous one with the same window
