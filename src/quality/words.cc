@@ -48,20 +48,36 @@ const SpecialMap& special_cases() {
   return map;
 }
 
-// Matcher patterns by their first token.
-using PatternMap =
-    absl::flat_hash_map<std::string_view, std::vector<const SpecialCase*>, ShortStringHash>;
+// Matcher patterns by their first token; a one-byte ASCII first token (punctuation, single
+// letters: the commonest candidates) is found by its byte, without hashing it.
+using PatternList = std::vector<const SpecialCase*>;
+using PatternMap = absl::flat_hash_map<std::string_view, PatternList, ShortStringHash>;
 
-const PatternMap& matcher_patterns() {
-  static const PatternMap map = [] {
-    PatternMap m;
+struct PatternIndex {
+  PatternMap map;
+  std::array<const PatternList*, 128> by_byte{};
+  const PatternList* find(std::string_view first) const {
+    const auto byte = static_cast<unsigned char>(first[0]);
+    if (first.size() == 1 && byte < 0x80) return by_byte[byte];
+    const auto it = map.find(first);
+    return it == map.end() ? nullptr : &it->second;
+  }
+};
+
+const PatternIndex& matcher_patterns() {
+  static const PatternIndex index = [] {
+    PatternIndex x;
     for (std::size_t i = 0; i < kMatcherPatternCount; ++i) {
       const SpecialCase& p = kMatcherPatterns[i];
-      m[std::string_view(p.key, p.pieces[0])].push_back(&p);
+      x.map[std::string_view(p.key, p.pieces[0])].push_back(&p);
     }
-    return m;
+    for (const auto& [first, list] : x.map) {
+      const auto byte = static_cast<unsigned char>(first[0]);
+      if (first.size() == 1 && byte < 0x80) x.by_byte[byte] = &list;
+    }
+    return x;
   }();
-  return map;
+  return index;
 }
 
 // A Bloom filter over the exceptions and one over the first tokens of the matcher's patterns
@@ -679,15 +695,15 @@ struct TokenizerScratch {
 // spaCy's _apply_special_cases: exceptions split by the affix rules are merged back. Only the
 // tokens in `pattern_starts` (ascending; every token the filter does not rule out) can start one.
 void apply_matcher(std::string_view text, std::vector<Token>& tokens, TokenizerScratch& scratch) {
-  const PatternMap& patterns = matcher_patterns();
+  const PatternIndex& patterns = matcher_patterns();
   std::vector<Span>& matches = scratch.matches;
   matches.clear();
   const std::size_t n = tokens.size();
   for (const std::size_t i : scratch.pattern_starts) {
     const std::string_view first(text.data() + tokens[i].begin, tokens[i].end - tokens[i].begin);
-    const auto it = patterns.find(first);
-    if (it == patterns.end()) continue;
-    for (const SpecialCase* p : it->second) {
+    const PatternList* list = patterns.find(first);
+    if (list == nullptr) continue;
+    for (const SpecialCase* p : *list) {
       if (i + p->piece_count > n) continue;
       bool ok = true;
       std::size_t at = p->pieces[0];
