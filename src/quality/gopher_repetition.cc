@@ -5,8 +5,8 @@
 //
 // Every "seen before?" question is a ProbeTable pass keyed by a seeded hash and confirmed by
 // comparing keys, so no answer depends on a hash. Passes that cannot change an answer are skipped:
-// n-grams with a word that occurs once, and 5-10-gram positions whose 5-gram starts no other
-// word (see live_positions).
+// 2-4-grams that hold a once-occurring (n-1)-gram (each n-gram is keyed by the classes of its two
+// (n-1)-grams), and 5-10-gram positions whose 5-gram starts no other word (see live_positions).
 #include <algorithm>
 #include <cstring>
 
@@ -184,9 +184,8 @@ void dup_ngram_char_ratios(ProbeTable& table, const std::vector<std::string_view
         const std::uint64_t hash = prefix[i + n] >= shifted ? prefix[i + n] - shifted
                                                             : prefix[i + n] + kMersenne61 - shifted;
         const std::string_view gram = bytes_of(i);
-        const std::uint32_t first =
-            table.find_or_insert(mix64(hash), i,
-                                 [&](std::uint32_t stored) { return bytes_of(stored) == gram; });
+        const std::uint32_t first = table.find_or_insert(
+            mix64(hash), i, [&](std::uint32_t stored) { return bytes_of(stored) == gram; });
         if (first != i) {
           repeated += s.prefix_chars[i + n] - s.prefix_chars[i];
           next = i + n;
@@ -253,7 +252,7 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
   // occurs) and compared as two integers. And it can only occur twice when both of those
   // (n-1)-grams do (repeated[i]), which leaves out most positions for n = 3 and 4; for n = 2
   // the classes are the interned words and repeated[i] is "the word occurs twice".
-  std::vector<std::uint32_t>& cls = s.gram_class;  // per position: its (n-1)-gram's class
+  std::vector<std::uint32_t>& cls = s.gram_class;    // per position: its (n-1)-gram's class
   std::vector<std::uint8_t>& repeated = s.repeated;  // per position: its (n-1)-gram repeats
   cls.assign(s.first_of.begin(), s.first_of.end());  // (first_of stays: the word interning)
   repeated.resize(w);
@@ -274,11 +273,9 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
           continue;
         }
         const std::uint64_t key = (std::uint64_t{c[i]} << 32) | c[i + 1];
-        const std::uint32_t first =
-            table.find_or_insert(mix64(key), static_cast<std::uint32_t>(i),
-                                 [&](std::uint32_t stored) {
-                                   return c[stored] == c[i] && c[stored + 1] == c[i + 1];
-                                 });
+        const std::uint32_t first = table.find_or_insert(
+            mix64(key), static_cast<std::uint32_t>(i),
+            [&](std::uint32_t stored) { return c[stored] == c[i] && c[stored + 1] == c[i + 1]; });
         s.next_class[i] = first;
         const std::size_t count = ++s.counts[first];
         if (count > best_count || (count == best_count && first < best_first)) {
