@@ -11,10 +11,6 @@
 #include <cstring>
 #include <string>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include "luminamoon/data/common/xxh3.h"
 #include "quality/internal/tables.h"
 #include "quality/internal/text.h"
@@ -775,35 +771,13 @@ constexpr std::array<bool, 128> kAsciiSpace = [] {
   return t;
 }();
 
-// Bytes the word scan must look at one by one: ASCII whitespace candidates (<= 0x20: the
-// whitespace characters and other controls) and the bytes of non-ASCII characters (>= 0x80).
-// Every other byte is a printable ASCII character, never whitespace, so it is skipped 16 at a
-// time. SSE2 is part of x86-64, so no run-time dispatch is needed; wider vectors would not pay:
-// words are a few bytes long, so almost every scan ends within its first 16 bytes.
-#if defined(__SSE2__)
-inline std::uint32_t scan_stop_mask(const char* p) {
-  const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-  // Signed compare: bytes >= 0x80 are negative, so "< 0x21" catches both kinds.
-  return static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmplt_epi8(bytes, _mm_set1_epi8(0x21))));
-}
-constexpr std::size_t kScanBlock = 16;
-#endif
-
-// The end of the word that starts at text[i] (not whitespace): the next whitespace character.
+// The end of the word that starts at text[j] (not whitespace): the next whitespace character.
 std::size_t word_end(std::string_view text, std::size_t j) {
   const std::size_t n = text.size();
   std::size_t length = 0;
   while (j < n) {
-#if defined(__SSE2__)
-    if (j + kScanBlock <= n) {
-      const std::uint32_t stops = scan_stop_mask(text.data() + j);
-      if (stops == 0) {
-        j += kScanBlock;
-        continue;
-      }
-      j += static_cast<std::size_t>(std::countr_zero(stops));
-    }
-#endif
+    j = skip_printable_ascii(text, j);  // printable ASCII is never whitespace
+    if (j == n) break;
     const auto byte = static_cast<unsigned char>(text[j]);
     if (byte < 0x80) {
       if (kAsciiSpace[byte]) break;
