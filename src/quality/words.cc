@@ -824,6 +824,15 @@ void tokenize_document(std::string_view text, std::vector<Token>& out) {
     i = j;
   }
   apply_matcher(text, out, scratch);
+  // A huge document's buffers are not kept for the rest of the thread's life (as
+  // Document::reset does for the metrics' buffers).
+  constexpr std::size_t kKeep = std::size_t{1} << 16;
+  if (scratch.pattern_starts.capacity() > kKeep || scratch.merged.capacity() > kKeep ||
+      scratch.seen.capacity() > kKeep || scratch.matches.capacity() > kKeep ||
+      scratch.kept.capacity() > kKeep || scratch.prefixes.capacity() > kKeep ||
+      scratch.suffixes.capacity() > kKeep) {
+    scratch = TokenizerScratch();
+  }
 }
 
 std::size_t count_sentences(std::string_view line, std::vector<Token>& scratch) {
