@@ -85,6 +85,10 @@ PIECES = (
     "Hello, world.",
     "Is it? Yes!",
     "a b c d e",
+    # Longer than the tokenizer's 16-byte word scan, and controls it must look at byte by byte.
+    "Supercalifragilistic0123456789",
+    "\x1b",
+    "\x7f",
 )
 texts = st.lists(st.sampled_from(PIECES) | st.text(max_size=4), max_size=60).map("".join)
 binary = st.binary(max_size=200)

@@ -5,6 +5,7 @@
 // Bytes/s are of input text.
 #include <benchmark/benchmark.h>
 
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -68,6 +69,32 @@ void BM_GopherRepetitionMetrics(benchmark::State& state) {
   metric_pass(state, [](Document& doc, Metrics& out) { gopher_repetition_metrics(doc, out); });
 }
 BENCHMARK(BM_GopherRepetitionMetrics);
+
+// gopher_repetition up to a stage (StopAfter ends the pass there), after tokenizing: the
+// differences between stages are what each one costs. 0: the duplicate lines and paragraphs;
+// 1: word interning and the top 2-gram; 2: the top 3- and 4-grams; 3: every metric (the
+// 5-10-gram passes).
+void BM_GopherRepetitionStages(benchmark::State& state) {
+  if (!have_documents(state)) return;
+  const Metric last[] = {kGopherDupLineCharRatio, kGopherTop2gramCharRatio,
+                         kGopherTop4gramCharRatio, kMetricCount};
+  const Metric stop_at = last[state.range(0)];
+  const std::function<bool(Metric)> stop = [&](Metric m) { return m == stop_at; };
+  Document doc;
+  Metrics out{};
+  for (auto _ : state) {
+    for (const std::string& d : documents()) {
+      state.PauseTiming();
+      doc.reset(d);
+      doc.tokens();
+      state.ResumeTiming();
+      gopher_repetition_metrics(doc, out, &stop);
+      benchmark::DoNotOptimize(out.data());
+    }
+  }
+  state.SetBytesProcessed(state.iterations() * bench::total_bytes(documents()));
+}
+BENCHMARK(BM_GopherRepetitionStages)->DenseRange(0, 3);
 
 void BM_FinewebMetrics(benchmark::State& state) {
   metric_pass(state, [](Document& doc, Metrics& out) { fineweb_metrics(doc, 30, out); });

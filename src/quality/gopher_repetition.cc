@@ -5,8 +5,8 @@
 //
 // Every "seen before?" question is a ProbeTable pass keyed by a seeded hash and confirmed by
 // comparing keys, so no answer depends on a hash. Passes that cannot change an answer are skipped:
-// n-grams with a word that occurs once, and 5-10-gram positions whose 5-gram starts no other
-// word (see live_positions).
+// 2-4-grams that hold a once-occurring (n-1)-gram (each n-gram is keyed by the classes of its two
+// (n-1)-grams), and 5-10-gram positions whose 5-gram starts no other word (see live_positions).
 #include <algorithm>
 #include <cstring>
 
@@ -60,14 +60,18 @@ std::uint64_t hash_base() {
   return base;
 }
 
-// B^k for k < kPowers from a table, then square-and-multiply.
+// B^k for k < kPowers from a table (powers()), then square-and-multiply.
 constexpr std::size_t kPowers = 512;
-std::uint64_t base_power(std::size_t k) {
+const std::uint64_t* powers() {
   static const std::vector<std::uint64_t> table = [] {
     std::vector<std::uint64_t> t(kPowers, 1);
     for (std::size_t i = 1; i < kPowers; ++i) t[i] = mul_mod(t[i - 1], hash_base());
     return t;
   }();
+  return table.data();
+}
+
+std::uint64_t base_power(const std::uint64_t* table, std::size_t k) {
   if (k < kPowers) return table[k];
   std::uint64_t result = 1;
   std::uint64_t b = hash_base();
@@ -143,15 +147,20 @@ void dup_ngram_char_ratios(ProbeTable& table, const std::vector<std::string_view
   s.offsets.assign(w + 1, 0);
   s.prefix_hash.assign(w + 1, 0);
   s.word_hash.resize(w);
+  const std::uint64_t* pow = powers();
   for (std::size_t i = 0; i < w; ++i) {
     const std::uint32_t first = s.first_of[i];
     if (first == i) s.word_hash[i] = word_poly_hash(words[i]);
     s.prefix_hash[i + 1] =
-        add_mod(mul_mod(s.prefix_hash[i], base_power(words[i].size())), s.word_hash[first]);
+        add_mod(mul_mod(s.prefix_hash[i], base_power(pow, words[i].size())), s.word_hash[first]);
     s.joined.append(words[i]);
     s.offsets[i + 1] = s.joined.size();
   }
   live_positions(table, w, s);
+  s.live_list.clear();
+  for (std::size_t i = 0; i < w; ++i) {
+    if (s.live[i]) s.live_list.push_back(static_cast<std::uint32_t>(i));
+  }
   const std::string_view all(s.joined);
   const std::vector<std::size_t>& offsets = s.offsets;
   const std::vector<std::uint64_t>& prefix = s.prefix_hash;
@@ -159,29 +168,27 @@ void dup_ngram_char_ratios(ProbeTable& table, const std::vector<std::string_view
   for (std::size_t n = 5; n <= 10; ++n) {
     std::size_t repeated = 0;
     if (w >= n) {
-      table.reset(w - n + 1);
+      table.reset(s.live_list.size());
       auto bytes_of = [&](std::size_t i) {
         return all.substr(offsets[i], offsets[i + n] - offsets[i]);
       };
-      std::size_t i = 0;
-      while (i + n <= w) {
-        if (!s.live[i]) {
-          ++i;
-          continue;
-        }
+      // Left to right over the live positions; after a repeat at i the next n-gram looked at
+      // starts at i + n or later (datatrove's skip), the others are skipped anyway.
+      std::size_t next = 0;
+      for (const std::uint32_t i : s.live_list) {
+        if (i + n > w) break;
+        if (i < next) continue;
         // hash(bytes of words i..i+n) = prefix[i+n] - prefix[i] * B^(their length)
-        const std::uint64_t shifted = mul_mod(prefix[i], base_power(offsets[i + n] - offsets[i]));
+        const std::uint64_t shifted =
+            mul_mod(prefix[i], base_power(pow, offsets[i + n] - offsets[i]));
         const std::uint64_t hash = prefix[i + n] >= shifted ? prefix[i + n] - shifted
                                                             : prefix[i + n] + kMersenne61 - shifted;
         const std::string_view gram = bytes_of(i);
-        const std::uint32_t first =
-            table.find_or_insert(mix64(hash), static_cast<std::uint32_t>(i),
-                                 [&](std::uint32_t stored) { return bytes_of(stored) == gram; });
+        const std::uint32_t first = table.find_or_insert(
+            mix64(hash), i, [&](std::uint32_t stored) { return bytes_of(stored) == gram; });
         if (first != i) {
           repeated += s.prefix_chars[i + n] - s.prefix_chars[i];
-          i += n;
-        } else {
-          ++i;
+          next = i + n;
         }
       }
     }
@@ -223,54 +230,65 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
 
   // Word interning: first_of[i] is where words[i] first occurs, so n-grams of words compare as
   // runs of integers.
-  s.hashes.resize(w);
-  for (std::size_t i = 0; i < w; ++i) s.hashes[i] = hash_bytes(words[i]);
   s.first_of.resize(w);
   s.counts.assign(w, 0);
   table.reset(w);
   for (std::size_t i = 0; i < w; ++i) {
     const std::string_view word = words[i];
     s.first_of[i] =
-        table.find_or_insert(mix64(s.hashes[i]), static_cast<std::uint32_t>(i),
+        table.find_or_insert(mix64(hash_bytes(word)), static_cast<std::uint32_t>(i),
                              [&](std::uint32_t stored) { return words[stored] == word; });
     ++s.counts[s.first_of[i]];
   }
-  // An n-gram with a word that occurs once occurs once: only runs of repeated words can hold a
-  // repeated n-gram, so the others are not counted. If no n-gram repeats, the top one is the
-  // first n-gram, once (Counter.most_common(1) takes the first of equal counts).
-  s.run.resize(w + 1);  // repeated words from i on, in a row
-  s.run[w] = 0;
-  for (std::size_t i = w; i-- > 0;) s.run[i] = s.counts[s.first_of[i]] >= 2 ? s.run[i + 1] + 1 : 0;
-
+  // An n-gram that holds a once-occurring (n-1)-gram occurs once, so it is not counted. If no
+  // n-gram repeats, the top one is the first n-gram, once (Counter.most_common(1) takes the
+  // first of equal counts).
   // Top n-grams (joined with ' '): the most frequent one, ties to the one seen first (as
   // Counter.most_common(1) over insertion order). Tokens hold no space, so two of them are
-  // equal exactly when their words are. partial[i]: the unmixed hash of the n-gram at i,
-  // extended by one word for every n.
-  s.partial.resize(w);
-  for (std::size_t i = 0; i < w; ++i) s.partial[i] = s.hashes[i] * 0x9E3779B97F4A7C15ULL;
-  const std::uint32_t* ids = s.first_of.data();
+  // equal exactly when their words are.
+  //
+  // One pass per n, each built on the one before: the n-gram at i is the pair of (n-1)-grams
+  // at i and i+1, so it is keyed by their classes (class[i]: where the (n-1)-gram at i first
+  // occurs) and compared as two integers. And it can only occur twice when both of those
+  // (n-1)-grams do (repeated[i]), which leaves out most positions for n = 3 and 4; for n = 2
+  // the classes are the interned words and repeated[i] is "the word occurs twice".
+  std::vector<std::uint32_t>& cls = s.gram_class;    // per position: its (n-1)-gram's class
+  std::vector<std::uint8_t>& repeated = s.repeated;  // per position: its (n-1)-gram repeats
+  cls.assign(s.first_of.begin(), s.first_of.end());  // (first_of stays: the word interning)
+  repeated.resize(w);
+  for (std::size_t i = 0; i < w; ++i) repeated[i] = s.counts[cls[i]] >= 2 ? 1 : 0;
   for (std::size_t n = 2; n <= 4; ++n) {
     std::size_t top = 0;
     if (w >= n) {
-      for (std::size_t i = 0; i + n <= w; ++i) {
-        s.partial[i] = (s.partial[i] ^ s.hashes[i + n - 1]) * 0x9E3779B97F4A7C15ULL;
-      }
-      table.reset(w - n + 1);
-      s.counts.assign(w - n + 1, 0);
+      const std::size_t positions = w - n + 1;
+      table.reset(positions);
+      s.counts.assign(positions, 0);
+      s.next_class.resize(positions);
       std::size_t best_count = 1;  // the first n-gram, unless one repeats
       std::size_t best_first = 0;
-      for (std::size_t i = 0; i + n <= w; ++i) {
-        if (s.run[i] < n) continue;
+      const std::uint32_t* c = cls.data();
+      for (std::size_t i = 0; i < positions; ++i) {
+        if (!(repeated[i] && repeated[i + 1])) {
+          s.next_class[i] = static_cast<std::uint32_t>(i);  // occurs once: its own class
+          continue;
+        }
+        const std::uint64_t key = (std::uint64_t{c[i]} << 32) | c[i + 1];
         const std::uint32_t first = table.find_or_insert(
-            mix64(s.partial[i]), static_cast<std::uint32_t>(i),
-            [&](std::uint32_t stored) { return std::equal(ids + i, ids + i + n, ids + stored); });
-        const std::size_t c = ++s.counts[first];
-        if (c > best_count || (c == best_count && first < best_first)) {
-          best_count = c;
+            mix64(key), static_cast<std::uint32_t>(i),
+            [&](std::uint32_t stored) { return c[stored] == c[i] && c[stored + 1] == c[i + 1]; });
+        s.next_class[i] = first;
+        const std::size_t count = ++s.counts[first];
+        if (count > best_count || (count == best_count && first < best_first)) {
+          best_count = count;
           best_first = first;
         }
       }
       top = (s.prefix_chars[best_first + n] - s.prefix_chars[best_first] + n - 1) * best_count;
+      if (n < 4) {
+        cls.swap(s.next_class);
+        for (std::size_t i = 0; i < positions; ++i) repeated[i] = s.counts[cls[i]] >= 2 ? 1 : 0;
+        repeated.resize(positions);
+      }
     }
     const auto metric = static_cast<Metric>(kGopherTop2gramCharRatio + (n - 2));
     out[metric] = ratio(top, chars);

@@ -44,32 +44,85 @@ const SpecialMap& special_cases() {
   return map;
 }
 
-// Matcher patterns by their first token.
-using PatternMap =
-    absl::flat_hash_map<std::string_view, std::vector<const SpecialCase*>, ShortStringHash>;
+// Matcher patterns by their first token; a one-byte ASCII first token (punctuation, single
+// letters: the commonest candidates) is found by its byte, without hashing it.
+using PatternList = std::vector<const SpecialCase*>;
+using PatternMap = absl::flat_hash_map<std::string_view, PatternList, ShortStringHash>;
 
-const PatternMap& matcher_patterns() {
-  static const PatternMap map = [] {
-    PatternMap m;
+struct PatternIndex {
+  PatternMap map;
+  std::array<const PatternList*, 128> by_byte{};
+  const PatternList* find(std::string_view first) const {
+    const auto byte = static_cast<unsigned char>(first[0]);
+    if (first.size() == 1 && byte < 0x80) return by_byte[byte];
+    const auto it = map.find(first);
+    return it == map.end() ? nullptr : &it->second;
+  }
+};
+
+const PatternIndex& matcher_patterns() {
+  static const PatternIndex index = [] {
+    PatternIndex x;
     for (std::size_t i = 0; i < kMatcherPatternCount; ++i) {
       const SpecialCase& p = kMatcherPatterns[i];
-      m[std::string_view(p.key, p.pieces[0])].push_back(&p);
+      x.map[std::string_view(p.key, p.pieces[0])].push_back(&p);
     }
-    return m;
+    for (const auto& [first, list] : x.map) {
+      const auto byte = static_cast<unsigned char>(first[0]);
+      if (first.size() == 1 && byte < 0x80) x.by_byte[byte] = &list;
+    }
+    return x;
   }();
-  return map;
+  return index;
 }
 
-// A Bloom filter over the exceptions (two bits per key in 2^16), hashed from the byte length
-// and the first eight bytes: most words are rejected without computing a full hash.
-struct SpecialFilter {
-  std::array<std::uint64_t, 1024> bits{};
+// A Bloom filter over the exceptions and one over the first tokens of the matcher's patterns
+// (two bits per key in 2^16 each), hashed from the byte length and the first eight bytes: most
+// words are rejected without computing a full hash. The two share one hash and one table, the
+// bit pairs of both side by side, so one lookup answers both questions for a word.
+class SpecialFilter {
+ public:
+  struct Hits {
+    bool special;  // may be an exception (kSpecialCases)
+    bool pattern;  // may start a matcher pattern (kMatcherPatterns)
+  };
+  static constexpr unsigned kSpecial = 0;
+  static constexpr unsigned kPattern = 1;
+
+  // A key longer than any exception is neither.
+  Hits lookup(std::string_view s) const {
+    if (s.empty() || s.size() > kMaxSpecialKeyBytes) return Hits{false, false};
+    const std::uint64_t h = key_hash(s);
+    const auto a = static_cast<std::uint32_t>(h >> 48);
+    const auto b = static_cast<std::uint32_t>(h >> 32) & 0xFFFF;
+    const std::uint64_t* wa = &bits_[2 * (a >> 6)];
+    const std::uint64_t* wb = &bits_[2 * (b >> 6)];
+    return Hits{((wa[kSpecial] >> (a & 63)) & (wb[kSpecial] >> (b & 63)) & 1) != 0,
+                ((wa[kPattern] >> (a & 63)) & (wb[kPattern] >> (b & 63)) & 1) != 0};
+  }
+  bool may_be_special(std::string_view s) const { return lookup(s).special; }
+  // A one-byte ASCII token's `pattern` answer, from a table (punctuation after a word).
+  bool ascii_byte_may_start_pattern(unsigned char c) const { return pattern_byte_[c]; }
+
+  void add(std::string_view s, unsigned which) {
+    const std::uint64_t h = key_hash(s);
+    set(static_cast<std::uint32_t>(h >> 48), which);
+    set(static_cast<std::uint32_t>(h >> 32) & 0xFFFF, which);
+  }
+  void finish() {
+    for (unsigned c = 0; c < 128; ++c) {
+      const char byte = static_cast<char>(c);
+      pattern_byte_[c] = lookup(std::string_view(&byte, 1)).pattern;
+    }
+  }
+
+ private:
   static std::uint64_t key_hash(std::string_view s) {
     return (head(s) ^ (s.size() * 0x9E3779B97F4A7C15ULL)) * 0xD6E8FEB86659FD93ULL;
   }
   // The first min(8, size) bytes as a little-endian number, from whole loads: a memcpy of a
   // variable length into a word stalls on store forwarding, and this runs for every word.
-  // (Any function of the key works here: add() and may_contain() use the same one.)
+  // (Any function of the key works here: add() and lookup() use the same one.)
   static std::uint64_t head(std::string_view s) {
     const auto* p = reinterpret_cast<const unsigned char*>(s.data());
     const std::size_t n = s.size();
@@ -95,53 +148,59 @@ struct SpecialFilter {
     }
     return v;
   }
-  void add(std::string_view s) {
-    const std::uint64_t h = key_hash(s);
-    set(static_cast<std::uint32_t>(h >> 48));
-    set(static_cast<std::uint32_t>(h >> 32) & 0xFFFF);
+  void set(std::uint32_t bit, unsigned which) {
+    bits_[2 * (bit >> 6) + which] |= std::uint64_t{1} << (bit & 63);
   }
-  bool may_contain(std::string_view s) const {
-    const std::uint64_t h = key_hash(s);
-    return test(static_cast<std::uint32_t>(h >> 48)) &&
-           test(static_cast<std::uint32_t>(h >> 32) & 0xFFFF);
-  }
-  void set(std::uint32_t bit) { bits[bit >> 6] |= std::uint64_t{1} << (bit & 63); }
-  bool test(std::uint32_t bit) const { return (bits[bit >> 6] >> (bit & 63)) & 1; }
+
+  std::array<std::uint64_t, 2048> bits_{};  // word pairs: (exceptions, pattern starts)
+  std::array<bool, 128> pattern_byte_{};
 };
 
 const SpecialFilter& special_filter() {
   static const SpecialFilter filter = [] {
     SpecialFilter f;
-    for (std::size_t i = 0; i < kSpecialCaseCount; ++i) f.add(kSpecialCases[i].key);
-    return f;
-  }();
-  return filter;
-}
-
-// The same filter over the first tokens of the matcher's patterns.
-const SpecialFilter& pattern_filter() {
-  static const SpecialFilter filter = [] {
-    SpecialFilter f;
-    for (std::size_t i = 0; i < kMatcherPatternCount; ++i) {
-      f.add(std::string_view(kMatcherPatterns[i].key, kMatcherPatterns[i].pieces[0]));
+    for (std::size_t i = 0; i < kSpecialCaseCount; ++i) {
+      f.add(kSpecialCases[i].key, SpecialFilter::kSpecial);
     }
+    for (std::size_t i = 0; i < kMatcherPatternCount; ++i) {
+      f.add(std::string_view(kMatcherPatterns[i].key, kMatcherPatterns[i].pieces[0]),
+            SpecialFilter::kPattern);
+    }
+    f.finish();
     return f;
   }();
   return filter;
 }
 
-const SpecialCase* find_special(std::string_view piece) {
-  if (piece.empty() || piece.size() > kMaxSpecialKeyBytes) return nullptr;
-  if (!special_filter().may_contain(piece)) return nullptr;
+// The exception of `piece` once the filter said it may be one.
+const SpecialCase* find_special_in_map(std::string_view piece) {
   const SpecialMap& map = special_cases();
   const auto it = map.find(piece);
   return it == map.end() ? nullptr : it->second;
 }
 
+const SpecialCase* find_special(std::string_view piece) {
+  if (!special_filter().may_be_special(piece)) return nullptr;
+  return find_special_in_map(piece);
+}
+
+// Appends a word's tokens, and notes which of them may start a matcher pattern (the filter's
+// answer for the token: apply_matcher looks only at those).
 class Emitter {
  public:
-  Emitter(std::vector<Token>& out, TokenKind first) : out_(out), kind_(first) {}
+  Emitter(std::string_view text, std::vector<Token>& out, std::vector<std::size_t>& pattern_starts,
+          TokenKind first)
+      : text_(text), out_(out), pattern_starts_(pattern_starts), kind_(first) {}
   void emit(std::size_t begin, std::size_t end) {
+    const auto byte = static_cast<unsigned char>(text_[begin]);
+    const bool pattern = (end - begin == 1 && byte < 0x80)
+                             ? special_filter().ascii_byte_may_start_pattern(byte)
+                             : special_filter().lookup(text_.substr(begin, end - begin)).pattern;
+    emit_known(begin, end, pattern);
+  }
+  // A token whose filter answer the caller already has.
+  void emit_known(std::size_t begin, std::size_t end, bool may_start_pattern) {
+    if (may_start_pattern) pattern_starts_.push_back(out_.size());
     out_.push_back(Token{begin, end, kind_});
     kind_ = TokenKind::kGlued;
   }
@@ -153,7 +212,9 @@ class Emitter {
   }
 
  private:
+  std::string_view text_;
   std::vector<Token>& out_;
+  std::vector<std::size_t>& pattern_starts_;
   TokenKind kind_;
 };
 
@@ -514,9 +575,14 @@ void split_middle(std::string_view text, std::size_t b, std::size_t e, Emitter& 
 
 void split_word(std::string_view text, std::size_t b, std::size_t e, Emitter& emit,
                 std::vector<Span>& prefixes, std::vector<Span>& suffixes) {
-  if (const SpecialCase* special = find_special(text.substr(b, e - b))) {
-    emit.emit_special(*special, b);
-    return;
+  // One filter lookup answers both "an exception?" and "a pattern's first token?" for the word.
+  const SpecialFilter& filter = special_filter();
+  const SpecialFilter::Hits hits = filter.lookup(text.substr(b, e - b));
+  if (hits.special) {
+    if (const SpecialCase* special = find_special_in_map(text.substr(b, e - b))) {
+      emit.emit_special(*special, b);
+      return;
+    }
   }
   // Fast paths for the commonest words, equal to what the general rules below produce (the
   // tokenizer tests check them against spaCy):
@@ -536,14 +602,17 @@ void split_word(std::string_view text, std::size_t b, std::size_t e, Emitter& em
     digits = digits && digit;
   }
   auto emit_word = [&](std::size_t end) {
-    if (const SpecialCase* special = find_special(text.substr(b, end - b))) {
+    const std::string_view piece = text.substr(b, end - b);
+    const SpecialFilter::Hits piece_hits = filter.lookup(piece);
+    const SpecialCase* special = piece_hits.special ? find_special_in_map(piece) : nullptr;
+    if (special != nullptr) {
       emit.emit_special(*special, b);
     } else {
-      emit.emit(b, end);
+      emit.emit_known(b, end, piece_hits.pattern);
     }
   };
   if (k == e) {
-    emit.emit(b, e);
+    emit.emit_known(b, e, hits.pattern);
     return;
   }
   if (k > b && k + 1 == e) {
@@ -563,7 +632,7 @@ void split_word(std::string_view text, std::size_t b, std::size_t e, Emitter& em
         emit_word(k);
         emit.emit(k, e);
       } else {
-        emit.emit(b, e);
+        emit.emit_known(b, e, hits.pattern);
       }
       return;
     }
@@ -608,19 +677,29 @@ void split_word(std::string_view text, std::size_t b, std::size_t e, Emitter& em
   for (auto it = suffixes.rbegin(); it != suffixes.rend(); ++it) emit.emit(it->first, it->second);
 }
 
-// spaCy's _apply_special_cases: exceptions split by the affix rules are merged back.
-void apply_matcher(std::string_view text, std::vector<Token>& tokens) {
-  const PatternMap& patterns = matcher_patterns();
-  const SpecialFilter& filter = pattern_filter();
+// Buffers of one thread's tokenizer, reused from call to call (no allocation once grown).
+struct TokenizerScratch {
+  std::vector<Span> prefixes;  // affixes of one word
+  std::vector<Span> suffixes;
+  std::vector<std::size_t> pattern_starts;  // tokens that may start a matcher pattern
   std::vector<Span> matches;
+  std::vector<Span> kept;
+  std::vector<std::uint8_t> seen;
+  std::vector<Token> merged;
+};
+
+// spaCy's _apply_special_cases: exceptions split by the affix rules are merged back. Only the
+// tokens in `pattern_starts` (ascending; every token the filter does not rule out) can start one.
+void apply_matcher(std::string_view text, std::vector<Token>& tokens, TokenizerScratch& scratch) {
+  const PatternIndex& patterns = matcher_patterns();
+  std::vector<Span>& matches = scratch.matches;
+  matches.clear();
   const std::size_t n = tokens.size();
-  for (std::size_t i = 0; i < n; ++i) {
-    if (tokens[i].kind == TokenKind::kWhitespace) continue;
+  for (const std::size_t i : scratch.pattern_starts) {
     const std::string_view first(text.data() + tokens[i].begin, tokens[i].end - tokens[i].begin);
-    if (first.size() > kMaxSpecialKeyBytes || !filter.may_contain(first)) continue;
-    const auto it = patterns.find(first);
-    if (it == patterns.end()) continue;
-    for (const SpecialCase* p : it->second) {
+    const PatternList* list = patterns.find(first);
+    if (list == nullptr) continue;
+    for (const SpecialCase* p : *list) {
       if (i + p->piece_count > n) continue;
       bool ok = true;
       std::size_t at = p->pieces[0];
@@ -641,15 +720,18 @@ void apply_matcher(std::string_view text, std::vector<Token>& tokens) {
     const std::size_t ly = y.second - y.first;
     return lx != ly ? lx > ly : x.first < y.first;
   });
-  std::vector<bool> seen(n, false);
-  std::vector<Span> kept;
+  std::vector<std::uint8_t>& seen = scratch.seen;
+  seen.assign(n, 0);
+  std::vector<Span>& kept = scratch.kept;
+  kept.clear();
   for (const auto& [a, z] : matches) {
     if (!seen[a] && !seen[z - 1]) kept.emplace_back(a, z);
-    for (std::size_t k = a; k < z; ++k) seen[k] = true;
+    for (std::size_t k = a; k < z; ++k) seen[k] = 1;
   }
   // Rebuild the token list in one pass (replacing spans in place would cost O(tokens) each).
   std::sort(kept.begin(), kept.end());
-  std::vector<Token> merged;
+  std::vector<Token>& merged = scratch.merged;
+  merged.clear();
   merged.reserve(n);
   std::size_t next = 0;  // the first token not yet copied
   for (const auto& [a, z] : kept) {
@@ -689,13 +771,32 @@ constexpr std::array<bool, 128> kAsciiSpace = [] {
   return t;
 }();
 
+// The end of the word that starts at text[j] (not whitespace): the next whitespace character.
+std::size_t word_end(std::string_view text, std::size_t j) {
+  const std::size_t n = text.size();
+  std::size_t length = 0;
+  while (j < n) {
+    j = skip_printable_ascii(text, j);  // printable ASCII is never whitespace
+    if (j == n) break;
+    const auto byte = static_cast<unsigned char>(text[j]);
+    if (byte < 0x80) {
+      if (kAsciiSpace[byte]) break;
+      ++j;
+    } else {
+      if (is_space(decode_at(text, j, length))) break;
+      j += length;
+    }
+  }
+  return j;
+}
+
 }  // namespace
 
 void tokenize_document(std::string_view text, std::vector<Token>& out) {
+  thread_local TokenizerScratch scratch;
   out.clear();
   out.reserve(text.size() / 4 + 8);
-  std::vector<Span> prefixes;  // affixes of one word, reused for every word
-  std::vector<Span> suffixes;
+  scratch.pattern_starts.clear();
   const std::size_t n = text.size();
   std::size_t i = 0;
   bool after_word = false;
@@ -715,22 +816,23 @@ void tokenize_document(std::string_view text, std::vector<Token>& out) {
       i = j;
       continue;
     }
-    while (j < n) {
-      const auto byte = static_cast<unsigned char>(text[j]);
-      if (byte < 0x80) {
-        if (kAsciiSpace[byte]) break;
-        ++j;
-      } else {
-        if (is_space(decode_at(text, j, length))) break;
-        j += length;
-      }
-    }
-    Emitter emit(out, after_word ? TokenKind::kAfterSpace : TokenKind::kGlued);
-    split_word(text, i, j, emit, prefixes, suffixes);
+    j = word_end(text, i);
+    Emitter emit(text, out, scratch.pattern_starts,
+                 after_word ? TokenKind::kAfterSpace : TokenKind::kGlued);
+    split_word(text, i, j, emit, scratch.prefixes, scratch.suffixes);
     after_word = true;
     i = j;
   }
-  apply_matcher(text, out);
+  apply_matcher(text, out, scratch);
+  // A huge document's buffers are not kept for the rest of the thread's life (as
+  // Document::reset does for the metrics' buffers).
+  constexpr std::size_t kKeep = std::size_t{1} << 16;
+  if (scratch.pattern_starts.capacity() > kKeep || scratch.merged.capacity() > kKeep ||
+      scratch.seen.capacity() > kKeep || scratch.matches.capacity() > kKeep ||
+      scratch.kept.capacity() > kKeep || scratch.prefixes.capacity() > kKeep ||
+      scratch.suffixes.capacity() > kKeep) {
+    scratch = TokenizerScratch();
+  }
 }
 
 std::size_t count_sentences(std::string_view line, std::vector<Token>& scratch) {

@@ -51,7 +51,9 @@ class ProbeTable {
       slots_.assign(wanted, Slot{0, 0});
       stamp_ = 0;
     }
-    mask_ = slots_.size() - 1;
+    // Only the first `wanted` slots are used: a short document after a long one probes a small
+    // table (in L1) rather than every slot the long one needed.
+    mask_ = wanted - 1;
     if (++stamp_ == (std::uint32_t{1} << 24)) {  // stamps exhausted: clear for real
       for (Slot& slot : slots_) slot = Slot{0, 0};
       stamp_ = 1;

@@ -43,6 +43,51 @@ TEST(Text, PythonStringSemantics) {
   EXPECT_EQ(count_occurrences("", "#"), 0u);
 }
 
+std::vector<std::string> splitlines(std::string_view text) {
+  std::vector<std::string> out;
+  for_each_splitline(text, [&](std::string_view line) { out.emplace_back(line); });
+  return out;
+}
+
+std::vector<std::string> whitespace_words(std::string_view text) {
+  std::vector<std::string> out;
+  for_each_whitespace_word(text, [&](std::string_view word) { out.emplace_back(word); });
+  return out;
+}
+
+// The line and word scans skip 16 bytes at a time: a terminator, a separator, or a byte that
+// only looks like one, at every offset of long runs and at the end must give what
+// str.splitlines() / str.split() give (expected values: CPython 3.11).
+TEST(Text, SplitsAtEveryOffsetOfLongRuns) {
+  const std::string run(37, 'a');
+  for (std::size_t k = 1; k <= run.size(); ++k) {
+    const std::string head = run.substr(0, k);
+    const std::string tail = "bcdefghijklmnopqrstu";
+    for (const std::string_view eol : {"\n", "\r", "\r\n", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e",
+                                       "\u0085", "\u2028", "\u2029"}) {
+      const std::string text = head + std::string(eol) + tail;
+      EXPECT_EQ(splitlines(text), (std::vector<std::string>{head, tail})) << k;
+      EXPECT_EQ(splitlines(text + std::string(eol)), (std::vector<std::string>{head, tail})) << k;
+    }
+    // Bytes among the candidates that end no line: other controls, U+00E9 (C3), U+00C2 (C3 82),
+    // U+2019 (E2 80 99), U+0080 (C2 80).
+    for (const std::string_view inside :
+         {"\x01", "\x1b", "\x1f", "\t", "\u00e9", "\u00c2", "\u2019", "\u0080"}) {
+      const std::string text = head + std::string(inside) + tail;
+      EXPECT_EQ(splitlines(text), (std::vector<std::string>{text})) << k;
+    }
+    for (const std::string_view space : {" ", "\t", "\n", "\x1f", "\u00a0", "\u2028"}) {
+      EXPECT_EQ(whitespace_words(head + std::string(space) + tail),
+                (std::vector<std::string>{head, tail}))
+          << k;
+    }
+    for (const std::string_view inside : {"\x01", "\x7f", "\u00e9", "\u4e2d"}) {
+      const std::string word = head + std::string(inside) + tail;
+      EXPECT_EQ(whitespace_words(" " + word + " "), (std::vector<std::string>{word})) << k;
+    }
+  }
+}
+
 TEST(Text, FlagsOfCodePoints) {
   EXPECT_TRUE(flags(U'a') & kAlpha);
   EXPECT_TRUE(flags(U'\u00e9') & kLower);

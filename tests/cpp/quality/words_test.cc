@@ -37,6 +37,31 @@ TEST(Words, AffixesInfixesAndExceptions) {
           "quoted", "'",           "#",     "tag",   "the",    ".",    "The",  "."}));
 }
 
+// The word scan skips printable ASCII 16 bytes at a time and looks at every other byte one by
+// one: a separator (or a byte that only looks like one) at every offset of a long run, and at
+// the very end, must split exactly where the byte-by-byte scan splits.
+TEST(Words, WordEndsAtEveryOffsetOfLongRuns) {
+  const std::string left(40, 'a');
+  const std::string right(23, 'b');
+  for (std::size_t k = 0; k <= left.size(); ++k) {
+    const std::string head = left.substr(0, k) + "x";  // never empty
+    // Whitespace, ASCII and not: two words.
+    for (const std::string_view space :
+         {" ", "\t", "\n", "\x0b", "\x1c", "\x1f", "\u00a0", "\u2028", "\u3000"}) {
+      EXPECT_EQ(words_of(head + std::string(space) + right),
+                (std::vector<std::string>{head, right}))
+          << k << " " << space;
+    }
+    // Controls that are not whitespace, DEL, and letters outside ASCII stay inside the word.
+    for (const std::string_view inside : {"\x01", "\x1b", "\x7f", "\u00e9", "\u0416", "\u4e2d"}) {
+      const std::string word = head + std::string(inside) + right;
+      EXPECT_EQ(words_of(word), (std::vector<std::string>{word})) << k;
+    }
+    // A word that ends with the text, after a long run.
+    EXPECT_EQ(words_of("z " + head), (std::vector<std::string>{"z", head})) << k;
+  }
+}
+
 TEST(Words, UrlsUnitsAndEmoticons) {
   EXPECT_EQ(words_of("Visit https://example.com/a-b?x=1, or www.test.org. Call 10am; it's 5km "
                      "away:)"),
