@@ -143,6 +143,20 @@ const std::vector<std::string>& short_documents() {
   return docs;
 }
 
+// Every shingle hash of every document, folded into `sink` (so none is optimised away).
+void shingle_all(luminamoon::data::minhash_internal::Shingler& shingler,
+                 const std::vector<std::string>& docs, std::uint64_t& sink) {
+  for (const auto& d : docs) {
+    shingler.run(
+        d,
+        [](void* context, const std::uint64_t* hashes, std::size_t count) {
+          auto* s = static_cast<std::uint64_t*>(context);
+          for (std::size_t i = 0; i < count; ++i) *s ^= hashes[i];
+        },
+        &sink);
+  }
+}
+
 void short_shingles(benchmark::State& state, luminamoon::data::minhash_internal::AsciiPath path) {
   const auto& docs = short_documents();
   if (docs.empty()) {
@@ -151,17 +165,7 @@ void short_shingles(benchmark::State& state, luminamoon::data::minhash_internal:
   }
   luminamoon::data::minhash_internal::Shingler shingler(ShingleKind::kWord, 5, path);
   std::uint64_t sink = 0;
-  for (auto _ : state) {
-    for (const auto& d : docs) {
-      shingler.run(
-          d,
-          [](void* context, const std::uint64_t* hashes, std::size_t count) {
-            auto* s = static_cast<std::uint64_t*>(context);
-            for (std::size_t i = 0; i < count; ++i) *s ^= hashes[i];
-          },
-          &sink);
-    }
-  }
+  for (auto _ : state) shingle_all(shingler, docs, sink);
   benchmark::DoNotOptimize(sink);
   state.SetBytesProcessed(state.iterations() * luminamoon::data::bench::total_bytes(docs));
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(docs.size()));
@@ -207,17 +211,7 @@ void word_shingles(benchmark::State& state, bool real) {
   std::size_t bytes = 0;
   for (const auto& d : docs) bytes += d.size();
   std::uint64_t sink = 0;
-  for (auto _ : state) {
-    for (const auto& d : docs) {
-      shingler.run(
-          d,
-          [](void* context, const std::uint64_t* hashes, std::size_t count) {
-            auto* s = static_cast<std::uint64_t*>(context);
-            for (std::size_t i = 0; i < count; ++i) *s ^= hashes[i];
-          },
-          &sink);
-    }
-  }
+  for (auto _ : state) shingle_all(shingler, docs, sink);
   benchmark::DoNotOptimize(sink);
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes));
   state.counters["docs"] = static_cast<double>(docs.size());

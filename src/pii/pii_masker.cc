@@ -104,6 +104,22 @@ pii_internal::ScanConfig scan_config(const PiiMaskerOptions& o) {
   return pii_internal::ScanConfig{o.enabled, o.mask_private_ips};
 }
 
+// How many workers a batch call of `what` runs on (never more than its documents), after checking
+// that the validity flags, if given, are one per document.
+unsigned batch_workers(const char* what, std::span<const std::string_view> texts,
+                       std::span<const std::uint8_t> known_valid_utf8, unsigned threads) {
+  const std::size_t n = texts.size();
+  if (!known_valid_utf8.empty() && known_valid_utf8.size() != n) {
+    throw InvalidArgument(std::string(what) + ": " + std::to_string(known_valid_utf8.size()) +
+                          " validity flags for " + std::to_string(n) + " documents");
+  }
+  std::size_t total_bytes = 0;
+  for (std::string_view t : texts) total_bytes += t.size();
+  return std::min<unsigned>(
+      WorkerPool::shared().workers_for(total_bytes, threads, kMinBytesPerWorker),
+      static_cast<unsigned>(std::max<std::size_t>(n, 1)));
+}
+
 }  // namespace
 
 std::vector<PiiSpan> PiiMasker::find(std::string_view text) const {
@@ -235,18 +251,11 @@ PiiCounts PiiMasker::mask_batch_into(std::span<const std::string_view> texts,
                                      std::vector<std::uint8_t>& changed,
                                      std::span<const std::uint8_t> known_valid_utf8) const {
   const std::size_t n = texts.size();
-  if (!known_valid_utf8.empty() && known_valid_utf8.size() != n) {
-    throw InvalidArgument("PIIMasker::mask_batch: " + std::to_string(known_valid_utf8.size()) +
-                          " validity flags for " + std::to_string(n) + " documents");
-  }
+  const unsigned workers =
+      batch_workers("PIIMasker::mask_batch", texts, known_valid_utf8, options_.threads);
   out.assign(n, std::string());
   changed.assign(n, 0);
-  std::size_t total_bytes = 0;
-  for (std::string_view t : texts) total_bytes += t.size();
   WorkerPool& pool = WorkerPool::shared();
-  const unsigned workers =
-      std::min<unsigned>(pool.workers_for(total_bytes, options_.threads, kMinBytesPerWorker),
-                         static_cast<unsigned>(std::max<std::size_t>(n, 1)));
   // Each document is written by exactly one worker; counts are summed per worker.
   std::vector<PiiCounts> partial(workers, PiiCounts{});
   pool.run(n, workers, 0, [&](std::size_t begin, std::size_t end, unsigned worker) {
@@ -276,19 +285,12 @@ PiiCounts PiiMasker::find_batch(std::span<const std::string_view> texts, PiiBatc
 PiiCounts PiiMasker::find_batch_into(std::span<const std::string_view> texts, PiiBatchMatches& out,
                                      std::span<const std::uint8_t> known_valid_utf8) const {
   const std::size_t n = texts.size();
-  if (!known_valid_utf8.empty() && known_valid_utf8.size() != n) {
-    throw InvalidArgument("PIIMasker::find_batch: " + std::to_string(known_valid_utf8.size()) +
-                          " validity flags for " + std::to_string(n) + " documents");
-  }
+  const unsigned workers =
+      batch_workers("PIIMasker::find_batch", texts, known_valid_utf8, options_.threads);
   out.matches.clear();
   out.first.assign(n + 1, 0);
   out.valid_utf8.assign(n, 0);
-  std::size_t total_bytes = 0;
-  for (std::string_view t : texts) total_bytes += t.size();
   WorkerPool& pool = WorkerPool::shared();
-  const unsigned workers =
-      std::min<unsigned>(pool.workers_for(total_bytes, options_.threads, kMinBytesPerWorker),
-                         static_cast<unsigned>(std::max<std::size_t>(n, 1)));
   const pii_internal::ScanConfig config = scan_config(options_);
   const pii_internal::AnchorKernel& kernel = pii_internal::active_anchor_kernel();
   // Each worker appends to its own list; first[i + 1] holds document i's match count until the
