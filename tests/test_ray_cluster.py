@@ -23,6 +23,7 @@ import importlib
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import threading
@@ -48,6 +49,13 @@ from run_corpus import write_corpus  # noqa: E402
 pytestmark = pytest.mark.skipif(
     lmd.BACKEND == "fallback", reason="Ray's handling of a lost node is backend-independent"
 )
+
+# The node-loss test runs in a child pytest process (this variable names its success marker):
+# after a run that ended because no node had a CPU left, Ray Data's abandoned execution still
+# retries its actor calls in a thread of the driver, and Ray's ray.shutdown() then sometimes ends
+# the driver process itself (exit status 1, seen in about half of the trials here). That must
+# not take the whole test session with it.
+CHILD_MARKER = os.environ.get("LUMINAMOON_RAY_CLUSTER_CHILD")
 
 # The GCS marks a node dead after health_check_failure_threshold missed checks: ~1.5 s here
 # instead of Ray's default ~30 s.
@@ -133,7 +141,34 @@ def _rows(outdir: Path) -> Any:
     return pa.concat_tables([pq.read_table(p) for p in files])
 
 
-def test_a_node_lost_for_good(cluster: tuple[Any, list[Any]], tmp_path: Path) -> None:
+def test_a_node_lost_for_good_in_a_child_process(tmp_path: Path) -> None:
+    if CHILD_MARKER:
+        pytest.skip("this is the child process")
+    marker = tmp_path / "passed"
+    env = {**os.environ, "LUMINAMOON_RAY_CLUSTER_CHILD": str(marker)}
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__]
+    argv += ["-k", "test_a_node_lost_for_good_in_this_process"]
+    child = subprocess.run(
+        argv,
+        check=False,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=Path(__file__).parent,
+    )
+    # The child's test writes the marker once every assertion held; Ray may still end the child
+    # during the module's ray.shutdown() (see CHILD_MARKER), which is not the engine's failure.
+    assert marker.exists(), (
+        f"the node-loss test failed in its child process (exit status {child.returncode}):\n"
+        f"{child.stdout[-6000:]}\n{child.stderr[-3000:]}"
+    )
+
+
+@pytest.mark.skipif(not CHILD_MARKER, reason="runs in a child process (the test above)")
+def test_a_node_lost_for_good_in_this_process(
+    cluster: tuple[Any, list[Any]], tmp_path: Path
+) -> None:
     nodes, workers = cluster
     inputs = write_corpus(tmp_path / "in", per_shard=40)
     shards = [str(p) for p in sorted((tmp_path / "in").iterdir())]
@@ -214,3 +249,5 @@ def test_a_node_lost_for_good(cluster: tuple[Any, list[Any]], tmp_path: Path) ->
     # No partial output that looks complete: no data file, no report, no stage folder.
     assert sorted(p.name for p in out.iterdir()) == [".luminamoon"]
     assert not list((out / ".luminamoon").iterdir())
+    assert CHILD_MARKER is not None
+    Path(CHILD_MARKER).write_text("passed", encoding="utf-8")
