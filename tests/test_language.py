@@ -59,6 +59,25 @@ def test_bytes_lone_surrogates_and_invalid_utf8_are_repaired_like_replace() -> N
     assert f.detect(with_surrogate) == f.detect(DE[:20] + "\ufffd" * 3 + DE[20:])
 
 
+def test_the_bytes_after_a_document_do_not_change_the_answer() -> None:
+    # CLD2 reads past a character that ends its input (docs/language.md "Robustness"): in an
+    # Arrow buffer or a slice of a larger buffer, those bytes are the next document's. Both
+    # backends hand CLD2 a zero-padded copy, so the answer is that of the document alone.
+    pa = pytest.importorskip("pyarrow")
+    f = lmd.LanguageFilter(threads=1)
+    texts = ["abcd\u03b1", DE + "ä", JA, EN + " €", "😀", "a"]
+    alone = [f.detect(t) for t in texts]
+    for follower in (b"\x00", b"x", b"\xce", b"\xb1", b"\xe3\x81", b" the"):
+        for text, expected in zip(texts, alone, strict=True):
+            raw = text.encode() + follower
+            assert f.detect(memoryview(raw)[: len(text.encode())]) == expected, (text, follower)
+        # Arrow: documents back to back in one data buffer, each followed by the next.
+        batch = pa.array([t + follower.decode("utf-8", "replace") for t in texts] + texts)
+        got = f.filter_batch(batch.slice(len(texts)))
+        assert got.languages == [d.language for d in alone]
+        assert got.scores == [d.score for d in alone]
+
+
 def test_rules_languages_and_scores() -> None:
     f = lmd.LanguageFilter(["en", "ja"], 0.5)
     assert f.languages == ("en", "ja")

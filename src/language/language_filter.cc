@@ -23,6 +23,36 @@ namespace u8 = utf8_internal;
 // back to a character boundary (the fallback cuts the same way).
 constexpr std::size_t kMaxBytes = std::size_t{1} << 30;
 constexpr std::size_t kBatchUnit = 64;
+// CLD2's script scanner reads past a character that ends at the end of its input (one byte in
+// the cases known; docs/language.md). Every call gets a copy followed by this many zero bytes, so
+// a document at the end of a mapping cannot fault and the byte after it cannot change the answer.
+// Bytes after a Python `bytes` are a NUL too, so the fallback passes its buffer plus padding.
+constexpr std::size_t kCld2Padding = 16;
+
+// The padded copy. Documents up to kReusedBytes share one buffer per thread; a longer one gets
+// its own, so a single huge document does not pin its size in every worker.
+constexpr std::size_t kReusedBytes = std::size_t{1} << 20;
+
+class PaddedCopy {
+ public:
+  explicit PaddedCopy(std::string_view text)
+      : buffer_(text.size() <= kReusedBytes ? reused() : own_) {
+    buffer_.assign(text.data(), text.size());
+    buffer_.append(kCld2Padding, '\0');
+  }
+  PaddedCopy(const PaddedCopy&) = delete;
+  PaddedCopy& operator=(const PaddedCopy&) = delete;
+  ~PaddedCopy() = default;
+  const char* data() const { return buffer_.data(); }
+
+ private:
+  static std::string& reused() {
+    thread_local std::string buffer;
+    return buffer;
+  }
+  std::string own_;
+  std::string& buffer_;
+};
 
 std::vector<std::string_view> make_codes() {
   std::vector<std::string_view> codes;
@@ -67,11 +97,12 @@ LanguageDetection detect_language_utf8(std::string_view text) {
   CLD2::Language language3[3] = {CLD2::UNKNOWN_LANGUAGE, CLD2::UNKNOWN_LANGUAGE,
                                  CLD2::UNKNOWN_LANGUAGE};
   int percent3[3] = {0, 0, 0};
+  const PaddedCopy padded(text.substr(0, size));
   int text_bytes = 0;
   bool reliable = false;
-  const CLD2::Language top =
-      CLD2::DetectLanguageSummary(text.data(), static_cast<int>(size), /*is_plain_text=*/true,
-                                  language3, percent3, &text_bytes, &reliable);
+  const CLD2::Language top = CLD2::DetectLanguageSummary(padded.data(), static_cast<int>(size),
+                                                         /*is_plain_text=*/true, language3,
+                                                         percent3, &text_bytes, &reliable);
   // CLD2 answers ENGLISH for empty or indeterminate text while its top three stay unknown: such
   // a guess is reported as "un" with score 0, like text without letters.
   LanguageDetection d;

@@ -3,6 +3,8 @@
 #include "luminamoon/data/language/language_filter.h"
 
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -54,6 +56,80 @@ TEST(LanguageDetect, InvalidUtf8IsRepairedBeforeCld2) {
   repaired.insert(10, "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
   EXPECT_EQ(d, detect_language_utf8(repaired));
   EXPECT_EQ(d.language, "de");
+}
+
+// Texts placed so that their last byte is the last readable byte of the process: the page after
+// them is mapped PROT_NONE. CLD2's script scanner looks one byte past a character that ends at the
+// end of its input (see docs/language.md); detection must hand it a padded copy, so a document at
+// the end of a mapping (an mmap'ed shard, an Arrow buffer) can neither fault nor let the byte after
+// it change the answer.
+class GuardPage {
+ public:
+  GuardPage() {
+    page_ = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    void* map =
+        mmap(nullptr, 2 * page_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (map == MAP_FAILED) return;
+    base_ = static_cast<char*>(map);
+    if (mprotect(base_ + page_, page_, PROT_NONE) != 0) {
+      munmap(base_, 2 * page_);
+      base_ = nullptr;
+    }
+  }
+  GuardPage(const GuardPage&) = delete;
+  GuardPage& operator=(const GuardPage&) = delete;
+  ~GuardPage() {
+    if (base_ != nullptr) munmap(base_, 2 * page_);
+  }
+  bool ok() const { return base_ != nullptr; }
+  // `text` copied so that it ends at the guard page.
+  std::string_view at_end(std::string_view text) {
+    char* start = base_ + page_ - text.size();
+    std::copy(text.begin(), text.end(), start);
+    return {start, text.size()};
+  }
+  // `text` copied so that it ends one byte before the guard page, followed by `after`.
+  std::string_view before(std::string_view text, char after) {
+    char* start = base_ + page_ - text.size() - 1;
+    std::copy(text.begin(), text.end(), start);
+    start[text.size()] = after;
+    return {start, text.size()};
+  }
+
+ private:
+  std::size_t page_ = 0;
+  char* base_ = nullptr;
+};
+
+TEST(LanguageDetect, TextEndingAtAnUnreadablePageIsDetected) {
+  GuardPage guard;
+  ASSERT_TRUE(guard.ok());
+  const std::vector<std::string> texts = {
+      "abcd\xCE\xB1",  // ends in a two-byte character
+      std::string(kGerman) + "\xC3\xA4",
+      std::string(kJapanese),
+      std::string(kEnglish) + " \xE2\x82\xAC",
+      "\xF0\x9F\x98\x80",
+      "a",
+      std::string(kGerman),
+  };
+  for (const std::string& text : texts) {
+    const LanguageDetection expected = detect_language_utf8(text);
+    EXPECT_EQ(detect_language_utf8(guard.at_end(text)), expected) << text;
+    EXPECT_EQ(detect_language(guard.at_end(text)), expected) << text;
+  }
+}
+
+TEST(LanguageDetect, TheByteAfterTheTextDoesNotChangeTheAnswer) {
+  GuardPage guard;
+  ASSERT_TRUE(guard.ok());
+  for (const std::string& text :
+       {std::string("abcd\xCE\xB1"), std::string(kGerman) + "\xC3\xA4", std::string(kJapanese)}) {
+    const LanguageDetection expected = detect_language_utf8(text);
+    for (const char after : {'\0', 'x', '\xCE', '\xB1', '\xE3', ' '}) {
+      EXPECT_EQ(detect_language_utf8(guard.before(text, after)), expected) << text;
+    }
+  }
 }
 
 TEST(LanguageDetect, KnownCodesAreUniqueAndIncludeTheCommonOnes) {

@@ -43,6 +43,9 @@ _UNKNOWN_LANGUAGE = 26
 # character boundary (as the native stage does).
 _MAX_BYTES = 1 << 30
 _U32_MAX = 2**32 - 1
+# CLD2's script scanner reads past a character that ends at the end of its input; CLD2 gets the
+# text followed by zero bytes, as in the core (docs/language.md).
+_CLD2_PADDING = b"\0" * 16
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 # Itanium C++ ABI names of the three functions used (namespace CLD2).
@@ -196,7 +199,13 @@ def _detect_utf8(data: bytes) -> LanguageDetection:
     text_bytes = ctypes.c_int(0)
     reliable = ctypes.c_bool(False)
     top = lib.detect(
-        data, size, True, language3, percent3, ctypes.byref(text_bytes), ctypes.byref(reliable)
+        data + _CLD2_PADDING,
+        size,
+        True,
+        language3,
+        percent3,
+        ctypes.byref(text_bytes),
+        ctypes.byref(reliable),
     )
     # CLD2 answers ENGLISH for empty or indeterminate text while its top three stay unknown:
     # such a guess is reported as "un" with score 0, as in the core.
