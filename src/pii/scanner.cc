@@ -315,7 +315,7 @@ inline Masks16 classify16(const std::uint8_t* p) {
     // kLocal: printable ASCII (0x21..0x7E) but " ( ) , : ; < > @ [ \ ].
     const __m128i pair = _mm_and_si128(v, _mm_set1_epi8(static_cast<char>(0xFE)));
     __m128i excluded = _mm_or_si128(eq8(pair, '('), eq8(pair, ':'));  // ( )  : ;
-    excluded = _mm_or_si128(excluded, eq8(pair, '\\'));                 // \ ]
+    excluded = _mm_or_si128(excluded, eq8(pair, '\\'));               // \ ]
     excluded = _mm_or_si128(excluded, _mm_or_si128(eq8(v, '"'), eq8(v, ',')));
     excluded = _mm_or_si128(excluded, _mm_or_si128(eq8(v, '<'), eq8(v, '>')));
     excluded = _mm_or_si128(excluded, _mm_or_si128(eq8(v, '@'), eq8(v, '[')));
