@@ -202,6 +202,17 @@ def pii_corpus() -> None:
         "negatives": "v1.2.3.4 1.2.3.4.5 icon@2x.png 978-3-16-148410-0 12:30:45 sk-learn-x",
         "non_ascii": "联系zhang@example.cn获取 Jürgen 8.8.8.8é",
         "long_digits": "1" * 300 + " 4111 " * 20,
+        # Local parts and domains ending on both sides of the 32-byte windows around the '@'.
+        "email_windows": "x" * 40
+        + " "
+        + "l" * 30
+        + "@"
+        + "d" * 27
+        + ".org "
+        + "l" * 31
+        + "@a.b-c.de jo..x@a.org 'q'@b.de e=f@c-.de k@"
+        + "e" * 29
+        + ".io",
         "empty": "",
     }
     for name, text in texts.items():

@@ -1,9 +1,10 @@
 // Fuzz target: the PIIMasker over arbitrary bytes (invalid UTF-8 included). The first byte picks
 // the options (bits 0-3: categories on, bit 4: mask_private_ips); the rest is the document.
 // Checks: spans sorted, disjoint, in bounds and ASCII; code-point offsets agree with the CPython
-// replacement rule; the scalar and the live anchor kernels find the same spans; the masked text
-// is valid UTF-8 and equals the repaired pieces joined by the tags; find_batch gives the same
-// matches and change flag, and splice (and, for valid UTF-8, splice_valid_into) the same text.
+// replacement rule; the scalar and the live anchor kernels (with their verifiers: the SSE2 e-mail
+// windows of the SIMD ones) find the same spans; the masked text is valid UTF-8 and equals the
+// repaired pieces joined by the tags; find_batch gives the same matches and change flag, and
+// splice (and, for valid UTF-8, splice_valid_into) the same text.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
