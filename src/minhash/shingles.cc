@@ -5,6 +5,7 @@
 
 #include <array>
 #include <bit>
+#include <cstring>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>  // baseline on x86-64: no dispatch needed
@@ -77,6 +78,42 @@ inline std::size_t decode_multibyte(const std::uint8_t* p, const std::uint8_t* e
   if (d.error != utf8_internal::Utf8Error::kNone) return 0;
   cp = d.code_point;
   return d.length;
+}
+
+// Marks the multibyte sequences of a 64-byte block that is not pure ASCII, so that the block can
+// still be read at once: bits of `high` are its bytes >= 0x80. Each sequence is decoded as the
+// code-point path would decode it at that byte (against the document's `end`): a word character
+// sets its bytes in `word` and leaves its lowercase encoding at the same place in `lowered`; a
+// non-word character or an invalid byte stays a separator. Returns false, with nothing to keep,
+// when the block has to go the code-point way after all: a sequence runs past the block, or a
+// lowercase mapping changes the encoded length (so the bytes would move).
+inline bool mark_multibyte(const std::uint8_t* block, const std::uint8_t* end, std::uint64_t high,
+                           std::uint64_t& word, std::uint8_t* lowered) {
+  std::uint64_t pending = high;
+  std::uint64_t marked = 0;
+  while (pending != 0) {
+    const auto i = static_cast<unsigned>(std::countr_zero(pending));
+    std::uint32_t cp = 0;
+    const std::size_t length = decode_multibyte(block + i, end, cp);
+    if (length == 0) {  // not valid UTF-8 here: one separator byte, as on the code-point path
+      pending &= pending - 1;
+      continue;
+    }
+    if (i + length > 64) return false;
+    const std::uint64_t bits = ((std::uint64_t{1} << length) - 1) << i;
+    pending &= ~bits;
+    const std::uint8_t flags = code_point_flags(cp);
+    if ((flags & kWordFlag) == 0) continue;
+    if ((flags & kHasLowerFlag) != 0) {
+      // `lowered` has 16 bytes past the block, so a longer encoding stays in bounds.
+      if (utf8_internal::encode(simple_lower(cp), lowered + i) != length) return false;
+    } else {
+      std::memcpy(lowered + i, block + i, length);
+    }
+    marked |= bits;
+  }
+  word |= marked;
+  return true;
 }
 
 // The compact path's table: for each mask of 8 bytes, the PSHUFB indices that move the kept bytes
@@ -206,11 +243,17 @@ std::size_t Shingler::run(std::string_view document, ShingleSink sink, void* con
 #if defined(__x86_64__)
     if (path_ == AsciiPath::kCompact) {
       run_words_compact(document);
+    } else if (path_ == AsciiPath::kTokens) {
+      run_words<false, true>(document);
     } else {
-      run_words<false>(document);
+      run_words<false, false>(document);
     }
 #else
-    run_words<false>(document);
+    if (path_ == AsciiPath::kTokens) {
+      run_words<false, true>(document);
+    } else {
+      run_words<false, false>(document);
+    }
 #endif
   } else {
     run_chars(document);
@@ -223,13 +266,14 @@ std::size_t Shingler::run(std::string_view document, ShingleSink sink, void* con
 }
 
 // Word shingles. Two paths that make the same tokens:
-//  * 64 bytes of pure ASCII at a time (the common case): word-character masks from four SSE2
-//    compares, then either (kCompact = false, AsciiPath::kTokens) token boundaries found by bit
-//    scans, each token copied lowercased from the block with 16-byte stores, or (kCompact, only
-//    instantiated in the AVX2 function run_words_compact) the whole block packed at once, see
-//    AsciiPath;
-//  * one code point at a time wherever a block holds a byte >= 0x80 (UTF-8 decoding, Unicode
-//    word flags and lowercasing), until the input is past that block.
+//  * 64 bytes at a time (kBlocks, the common case): word-character masks from four SSE2
+//    compares, the block's multibyte sequences decoded into them (mark_multibyte), then either
+//    (kCompact = false, AsciiPath::kTokens) token boundaries found by bit scans, each token copied
+//    lowercased from the block with 16-byte stores, or (kCompact, only instantiated in the AVX2
+//    function run_words_compact) the whole block packed at once, see AsciiPath;
+//  * one code point at a time (UTF-8 decoding, Unicode word flags and lowercasing) everywhere
+//    without kBlocks (AsciiPath::kScalar), and otherwise over a block mark_multibyte gives back,
+//    until the input is past that block.
 // A token may start in one path and end in the other (`in_token`). The tokens path and the
 // code-point path write the space between two tokens when the second one starts; the compact
 // path writes it where the first one ends (the first separator after it), which `spaced` records
@@ -237,7 +281,7 @@ std::size_t Shingler::run(std::string_view document, ShingleSink sink, void* con
 // token followed. The hot state lives in locals, written back only around flush(): the byte stores
 // into the normalised text may alias any member, which would otherwise be reloaded after each of
 // them.
-template <bool kCompact>
+template <bool kCompact, bool kBlocks>
 [[gnu::always_inline]] inline std::size_t Shingler::run_words(std::string_view document) {
   std::uint8_t* const norm = reinterpret_cast<std::uint8_t*>(norm_.data());
   // The starts of the tokens whose shingles are not hashed yet: when the buffer is full, the
@@ -271,7 +315,20 @@ template <bool kCompact>
   const auto end_token = [&] { in_token = false; };
   while (p < end) {
 #if defined(__SSE2__)
-    if (p >= scalar_until && end - p >= 64) {
+    if (kBlocks && p >= scalar_until) {
+      // The document's last bytes (fewer than 64) are read as one block padded with spaces:
+      // separators, which add no token, and which end a multibyte sequence cut by the document's
+      // end exactly as the end itself does (the sequence is invalid either way).
+      const std::uint8_t* block = p;
+      const std::uint8_t* block_end = end;
+      const bool last = end - p < 64;
+      alignas(16) std::uint8_t padded[64];
+      if (last) {
+        std::memset(padded, ' ', sizeof padded);
+        std::memcpy(padded, p, static_cast<std::size_t>(end - p));
+        block = padded;
+        block_end = padded + 64;
+      }
       // 16 bytes past the block: a token's last 16-byte store may read them (into the slack
       // past the normalised text), so they are defined.
       alignas(16) std::uint8_t lowered[64 + 16];
@@ -279,7 +336,7 @@ template <bool kCompact>
       std::uint64_t word = 0;
       std::uint64_t high = 0;
       for (int k = 0; k < 4; ++k) {
-        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 16 * k));
         const __m128i folded = _mm_or_si128(v, _mm_set1_epi8(0x20));
         const __m128i alpha = _mm_and_si128(_mm_cmpgt_epi8(folded, _mm_set1_epi8('a' - 1)),
                                             _mm_cmpgt_epi8(_mm_set1_epi8('z' + 1), folded));
@@ -298,8 +355,10 @@ template <bool kCompact>
         word |= std::uint64_t{static_cast<std::uint16_t>(_mm_movemask_epi8(is_word))} << (16 * k);
         high |= std::uint64_t{static_cast<std::uint16_t>(_mm_movemask_epi8(v))} << (16 * k);
       }
-      if (high != 0) {
-        scalar_until = p + 64;  // not pure ASCII: this block goes the scalar way
+      // Not pure ASCII: the multibyte sequences are decoded one by one into the masks, or, when
+      // that cannot be done, the block goes the code-point way.
+      if (high != 0 && !mark_multibyte(block, block_end, high, word, lowered)) {
+        scalar_until = p + 64;
         continue;
       }
       if constexpr (kCompact) {
@@ -346,7 +405,7 @@ template <bool kCompact>
         const bool open = (word >> 63) != 0;
         in_token = open;
         size = out;
-        p += 64;
+        p = last ? end : p + 64;
         continue;
 #endif
       } else {
@@ -372,7 +431,7 @@ template <bool kCompact>
           pos += static_cast<unsigned>(std::countr_zero(rest));
           start_token();
         }
-        p += 64;
+        p = last ? end : p + 64;
         continue;
       }
     }
@@ -441,7 +500,7 @@ template <bool kCompact>
 // The compact path needs PSHUFB (SSSE3, part of every AVX2 CPU): this function carries the ISA,
 // and run_words<true> is inlined into it.
 LUMINAMOON_AVX2 std::size_t Shingler::run_words_compact(std::string_view document) {
-  return run_words<true>(document);
+  return run_words<true, true>(document);
 }
 #endif
 

@@ -16,15 +16,23 @@ namespace luminamoon::data::minhash_internal {
 // Receives consecutive chunks of shingle hashes (in document order).
 using ShingleSink = void (*)(void* context, const std::uint64_t* hashes, std::size_t count);
 
-// How run() reads 64-byte blocks of pure ASCII in word mode; both make the same normalised text
-// and the same shingle hashes (tests/cpp/minhash/shingles_test.cc compares them):
-//  * kTokens: token by token, each token copied lowercased with 16-byte stores (SSE2, any x86-64
-//    CPU; the only path elsewhere);
-//  * kCompact: the whole block at once: the bytes to keep (word bytes, and the first separator
-//    after each token as one space) are packed together 8 at a time by a shuffle (PSHUFB) from a
-//    table of the 256 byte masks, then the block's token starts and ends are read off its bit
-//    masks (x86-64 with AVX2, the avx2 and avx512 levels of common/internal/isa_dispatch.h).
-enum class AsciiPath { kTokens, kCompact };
+// How run() reads the document in word mode; all three make the same normalised text and the
+// same shingle hashes (tests/cpp/minhash/shingles_test.cc compares them):
+//  * kScalar: one code point at a time everywhere, no blocks: the reference the block paths are
+//    tested against (tests and benchmarks only);
+//  * kTokens: 64-byte blocks, token by token, each token copied lowercased with 16-byte stores
+//    (SSE2, any x86-64 CPU; elsewhere this is the code-point loop too);
+//  * kCompact: 64-byte blocks, the whole block at once: the bytes to keep (word bytes, and the
+//    first separator after each token as one space) are packed together 8 at a time by a shuffle
+//    (PSHUFB) from a table of the 256 byte masks, then the block's token starts and ends are read
+//    off its bit masks (x86-64 with AVX2, the avx2 and avx512 levels of
+//    common/internal/isa_dispatch.h).
+// Both block paths take word-character masks of the ASCII bytes from SSE2 compares; a block with
+// bytes >= 0x80 has its multibyte sequences decoded one by one into those masks (its lowercase
+// bytes in place), and goes the code-point way only when a sequence runs past the block or a
+// lowercase mapping changes a character's encoded length. The document's last bytes (fewer than
+// 64) are one block padded with spaces.
+enum class AsciiPath { kScalar, kTokens, kCompact };
 
 // The path the live ISA (active_isa(), LUMINAMOON_SIMD) can run: kCompact on avx2 and avx512;
 // kTokens elsewhere, and when the ISA setting is invalid (the kernels raise that error).
@@ -46,7 +54,7 @@ class Shingler {
   std::string_view normalized() const noexcept { return {norm_.data(), norm_size_}; }
 
  private:
-  template <bool kCompact>
+  template <bool kCompact, bool kBlocks>
   std::size_t run_words(std::string_view document);
   std::size_t run_words_compact(std::string_view document);
   std::size_t run_chars(std::string_view document);
