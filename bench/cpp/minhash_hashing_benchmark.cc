@@ -9,7 +9,8 @@
 //                                 documents, active ISA
 //   xxh3_long/<isa>/<bytes>       XXH3-64 of one long input, per ISA build (bytes_per_second)
 //   short_shingles/corpus/<path>  word_shingles on the short documents of the real-text corpus,
-//                                 by each ASCII path this CPU can run (internal/shingles.h)
+//                                 by each path this CPU can run (internal/shingles.h,
+//                                 AsciiPath: scalar is the code-point-at-a-time reference)
 //   short_signatures/corpus       MinHasher::signatures (one thread) of those documents: the
 //                                 Python benchmark's short-document row without the binding
 //
@@ -32,6 +33,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/internal/xxh3_kernels.h"
@@ -256,10 +258,13 @@ int main(int argc, char** argv) {
     }
   }
   using luminamoon::data::minhash_internal::AsciiPath;
-  benchmark::RegisterBenchmark("short_shingles/corpus/tokens", short_shingles, AsciiPath::kTokens);
-  if (luminamoon::data::minhash_internal::active_ascii_path() == AsciiPath::kCompact) {
-    benchmark::RegisterBenchmark("short_shingles/corpus/compact", short_shingles,
-                                 AsciiPath::kCompact);
+  for (const auto& [name, path] :
+       {std::pair{"scalar", AsciiPath::kScalar}, std::pair{"tokens", AsciiPath::kTokens},
+        std::pair{"compact", AsciiPath::kCompact}, std::pair{"compress", AsciiPath::kCompress}}) {
+    if (luminamoon::data::minhash_internal::ascii_path_supported(path)) {
+      benchmark::RegisterBenchmark((std::string("short_shingles/corpus/") + name).c_str(),
+                                   short_shingles, path);
+    }
   }
   benchmark::RegisterBenchmark("short_signatures/corpus", short_signatures);
   const bool have_real = !real_text().empty();

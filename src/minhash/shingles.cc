@@ -11,7 +11,8 @@
 #include <emmintrin.h>  // baseline on x86-64: no dispatch needed
 #endif
 #if defined(__x86_64__)
-#include <immintrin.h>  // PSHUFB, in the AVX2 function only (LUMINAMOON_AVX2)
+#include <cpuid.h>
+#include <immintrin.h>  // PSHUFB, VPCOMPRESSB, PEXT: in the AVX2 / VBMI2 functions only
 #endif
 
 #include "common/internal/isa_dispatch.h"
@@ -144,15 +145,80 @@ constexpr CompactTable kCompactTable = make_compact_table();
 LUMINAMOON_AVX2 inline __m128i shuffle_bytes(__m128i bytes, __m128i order) {
   return _mm_shuffle_epi8(bytes, order);
 }
+
+// The compress path (AsciiPath::kCompress): AVX-512 (the avx512 level) with VBMI2 (VPCOMPRESSB)
+// and BMI2 (PEXT), in functions only ever inlined into run_words_compress.
+#define LUMINAMOON_VBMI2 \
+  __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi2,bmi,bmi2,popcnt")))
+
+// The block's word bytes (ASCII letters and digits), its bytes >= 0x80, and in `lowered` its bytes
+// lowercased with every other byte a space.
+LUMINAMOON_VBMI2 inline void wide_masks(const std::uint8_t* block, std::uint64_t& word,
+                                        std::uint64_t& high, std::uint8_t* lowered) {
+  const __m512i v = _mm512_loadu_si512(block);
+  // Unsigned ranges: bytes >= 0x80 fall outside all three.
+  const auto in_range = [&](char first, char count) LUMINAMOON_VBMI2 {
+    return _mm512_cmplt_epu8_mask(_mm512_sub_epi8(v, _mm512_set1_epi8(first)),
+                                  _mm512_set1_epi8(count));
+  };
+  const __mmask64 upper = in_range('A', 26);
+  const __mmask64 is_word = upper | in_range('a', 26) | in_range('0', 10);
+  const __m512i lower = _mm512_mask_add_epi8(v, upper, v, _mm512_set1_epi8(0x20));
+  _mm512_storeu_si512(lowered, _mm512_mask_mov_epi8(_mm512_set1_epi8(' '), is_word, lower));
+  word = is_word;
+  high = _mm512_movepi8_mask(v);
+}
+
+// Packs the kept bytes of `lowered` to out (64 bytes written, the rest slack); returns how many
+// were kept, and in `ranks` the firsts as bits of the packed bytes (firsts is a subset of keep).
+LUMINAMOON_VBMI2 inline std::size_t wide_pack(const std::uint8_t* lowered, std::uint64_t keep,
+                                              std::uint64_t firsts, std::uint8_t* out,
+                                              std::uint64_t& ranks) {
+  _mm512_storeu_si512(out, _mm512_maskz_compress_epi8(keep, _mm512_loadu_si512(lowered)));
+  ranks = _pext_u64(firsts, keep);
+  return static_cast<std::size_t>(_mm_popcnt_u64(keep));
+}
+
+// Whether this CPU has the compress path's extensions beyond the avx512 level (CPUID leaf 7).
+bool cpu_has_vbmi2_bmi2() noexcept {
+  unsigned eax = 0;
+  unsigned ebx = 0;
+  unsigned ecx = 0;
+  unsigned edx = 0;
+  if (__get_cpuid_max(0, nullptr) < 7) return false;
+  __cpuid_count(7, 0, eax, ebx, ecx, edx);
+  return (ecx & (1U << 6)) != 0 && (ebx & (1U << 8)) != 0;  // AVX512_VBMI2, BMI2
+}
 #endif
 
 }  // namespace
+
+bool ascii_path_supported(AsciiPath path) noexcept {
+  switch (path) {
+    case AsciiPath::kScalar:
+    case AsciiPath::kTokens:
+      return true;
+    case AsciiPath::kCompact:
+      return isa_supported(Isa::kAvx2);
+    case AsciiPath::kCompress:
+#if defined(__x86_64__)
+      return isa_supported(Isa::kAvx512) && cpu_has_vbmi2_bmi2();
+#else
+      return false;
+#endif
+  }
+  return false;
+}
 
 AsciiPath active_ascii_path() noexcept {
 #if defined(__x86_64__)
   try {
     const Isa isa = active_minhash_kernel().isa;
-    if (isa == Isa::kAvx2 || isa == Isa::kAvx512) return AsciiPath::kCompact;
+    if (isa == Isa::kAvx512) {
+      static const bool vbmi2 = cpu_has_vbmi2_bmi2();
+      return vbmi2 ? AsciiPath::kCompress : AsciiPath::kCompact;
+    }
+    if (isa == Isa::kAvx2) return AsciiPath::kCompact;
   } catch (...) {
     // An invalid LUMINAMOON_SIMD: the kernels report it; the tokens path makes the same text.
   }
@@ -236,23 +302,25 @@ std::size_t Shingler::run(std::string_view document, ShingleSink sink, void* con
   // The normalised text is never longer than 3/2 of the input plus one byte: a lowercase
   // mapping grows a character by at most half (2 -> 3 bytes), and a token separator becomes
   // one space only where a separator byte was. Sized once, so appends never check capacity;
-  // the 32 bytes past that bound are slack for 16-byte stores.
-  const std::size_t need = document.size() + document.size() / 2 + 32;
+  // the 96 bytes past that bound are slack for 16- and 64-byte stores.
+  const std::size_t need = document.size() + document.size() / 2 + 96;
   if (norm_.size() < need) norm_.resize(need);
   if (kind_ == ShingleKind::kWord) {
 #if defined(__x86_64__)
-    if (path_ == AsciiPath::kCompact) {
+    if (path_ == AsciiPath::kCompress) {
+      run_words_compress(document);
+    } else if (path_ == AsciiPath::kCompact) {
       run_words_compact(document);
     } else if (path_ == AsciiPath::kTokens) {
-      run_words<false, true>(document);
+      run_words<AsciiPath::kTokens>(document);
     } else {
-      run_words<false, false>(document);
+      run_words<AsciiPath::kScalar>(document);
     }
 #else
     if (path_ == AsciiPath::kTokens) {
-      run_words<false, true>(document);
+      run_words<AsciiPath::kTokens>(document);
     } else {
-      run_words<false, false>(document);
+      run_words<AsciiPath::kScalar>(document);
     }
 #endif
   } else {
@@ -281,8 +349,11 @@ std::size_t Shingler::run(std::string_view document, ShingleSink sink, void* con
 // token followed. The hot state lives in locals, written back only around flush(): the byte stores
 // into the normalised text may alias any member, which would otherwise be reloaded after each of
 // them.
-template <bool kCompact, bool kBlocks>
+template <AsciiPath kPath>
 [[gnu::always_inline]] inline std::size_t Shingler::run_words(std::string_view document) {
+  constexpr bool kBlocks = kPath != AsciiPath::kScalar;
+  constexpr bool kCompact = kPath == AsciiPath::kCompact || kPath == AsciiPath::kCompress;
+  constexpr bool kWide = kPath == AsciiPath::kCompress;
   std::uint8_t* const norm = reinterpret_cast<std::uint8_t*>(norm_.data());
   // The starts of the tokens whose shingles are not hashed yet: when the buffer is full, the
   // first kChunk shingles are (each one's end is the space before the start ngram places on).
@@ -335,7 +406,10 @@ template <bool kCompact, bool kBlocks>
       _mm_store_si128(reinterpret_cast<__m128i*>(lowered + 64), _mm_setzero_si128());
       std::uint64_t word = 0;
       std::uint64_t high = 0;
-      for (int k = 0; k < 4; ++k) {
+#if defined(__x86_64__)
+      if constexpr (kWide) wide_masks(block, word, high, lowered);
+#endif
+      for (int k = 0; k < 4 && !kWide; ++k) {
         const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 16 * k));
         const __m128i folded = _mm_or_si128(v, _mm_set1_epi8(0x20));
         const __m128i alpha = _mm_and_si128(_mm_cmpgt_epi8(folded, _mm_set1_epi8('a' - 1)),
@@ -374,10 +448,27 @@ template <bool kCompact, bool kBlocks>
           norm[size++] = ' ';
           spaced = true;
         }
+        std::size_t out = size;
+        if constexpr (kWide) {
+          // One VPCOMPRESSB packs the block; PEXT gives the token starts' places among the kept
+          // bytes. At most 32 tokens start in a block (each needs a separator before it): room
+          // for them is made first, so they are stored without a check each.
+          if (held + 32 >= capacity) {
+            hash_word_shingles(starts, held - ngram, kNoEnd);
+            std::copy(starts + held - ngram, starts + held, starts);
+            held = ngram;
+          }
+          std::uint64_t ranks = 0;
+          out += wide_pack(lowered, keep, firsts, norm + size, ranks);
+          tokens += static_cast<std::size_t>(std::popcount(firsts));
+          while (ranks != 0) {
+            starts[held++] = size + static_cast<std::size_t>(std::countr_zero(ranks));
+            ranks &= ranks - 1;
+          }
+        }
         // Pack the kept bytes 8 at a time; base[j] is where byte group j's first kept byte goes.
         std::size_t base[8];
-        std::size_t out = size;
-        for (unsigned j = 0; j < 8; ++j) {
+        for (unsigned j = 0; j < 8 && !kWide; ++j) {
           const unsigned mask = static_cast<unsigned>(keep >> (8 * j)) & 0xFFU;
           base[j] = out;
           const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(lowered + 8 * j));
@@ -389,7 +480,7 @@ template <bool kCompact, bool kBlocks>
         // Only the starts matter: a token's end is the space before the next one's start. The
         // last start may be pushed before a stop that ends the block, which is fine: the stop's
         // space is already in the text.
-        std::uint64_t rest = firsts;
+        std::uint64_t rest = kWide ? 0 : firsts;
         while (rest != 0) {
           const auto i = static_cast<unsigned>(std::countr_zero(rest));
           rest &= rest - 1;
@@ -500,7 +591,12 @@ template <bool kCompact, bool kBlocks>
 // The compact path needs PSHUFB (SSSE3, part of every AVX2 CPU): this function carries the ISA,
 // and run_words<true> is inlined into it.
 LUMINAMOON_AVX2 std::size_t Shingler::run_words_compact(std::string_view document) {
-  return run_words<true, true>(document);
+  return run_words<AsciiPath::kCompact>(document);
+}
+
+// The compress path: run_words<kCompress> is inlined into this function, which carries its ISA.
+LUMINAMOON_VBMI2 std::size_t Shingler::run_words_compress(std::string_view document) {
+  return run_words<AsciiPath::kCompress>(document);
 }
 #endif
 

@@ -86,13 +86,25 @@ std::string random_document(std::mt19937_64& rng) {
 
 // The block paths this CPU can run.
 std::vector<AsciiPath> block_paths() {
-  std::vector<AsciiPath> paths = {AsciiPath::kTokens};
-  if (active_ascii_path() == AsciiPath::kCompact) paths.push_back(AsciiPath::kCompact);
+  std::vector<AsciiPath> paths;
+  for (const AsciiPath path : {AsciiPath::kTokens, AsciiPath::kCompact, AsciiPath::kCompress}) {
+    if (ascii_path_supported(path)) paths.push_back(path);
+  }
   return paths;
 }
 
 const char* path_name(AsciiPath path) {
-  return path == AsciiPath::kCompact ? "compact" : path == AsciiPath::kTokens ? "tokens" : "scalar";
+  switch (path) {
+    case AsciiPath::kScalar:
+      return "scalar";
+    case AsciiPath::kTokens:
+      return "tokens";
+    case AsciiPath::kCompact:
+      return "compact";
+    case AsciiPath::kCompress:
+      return "compress";
+  }
+  return "?";
 }
 
 void expect_same_as_scalar(const std::vector<std::string>& docs,
@@ -160,7 +172,9 @@ TEST(ShinglerAsciiPath, BlockPathsMatchScalar) {
 }
 
 TEST(ShinglerAsciiPath, NormalisedTextHasSingleSpacesOnly) {
-  for (const AsciiPath path : {AsciiPath::kScalar, AsciiPath::kTokens, active_ascii_path()}) {
+  for (const AsciiPath path :
+       {AsciiPath::kScalar, AsciiPath::kTokens, AsciiPath::kCompact, AsciiPath::kCompress}) {
+    if (!ascii_path_supported(path)) continue;
     Shingler shingler(ShingleKind::kWord, 5, path);
     std::mt19937_64 rng(16);
     for (int i = 0; i < 500; ++i) {
@@ -175,7 +189,9 @@ TEST(ShinglerAsciiPath, NormalisedTextHasSingleSpacesOnly) {
 }
 
 TEST(ShinglerAsciiPath, ShortDocumentIsOneShingleOfTheWholeText) {
-  for (const AsciiPath path : {AsciiPath::kScalar, AsciiPath::kTokens, active_ascii_path()}) {
+  for (const AsciiPath path :
+       {AsciiPath::kScalar, AsciiPath::kTokens, AsciiPath::kCompact, AsciiPath::kCompress}) {
+    if (!ascii_path_supported(path)) continue;
     Shingler four(ShingleKind::kWord, 4, path);
     Shingler one(ShingleKind::kWord, 1, path);
     // Three tokens, fewer than four, behind separator-only blocks: one shingle, the hash of the
