@@ -29,12 +29,46 @@ namespace luminamoon::data::minhash_internal {
 namespace {
 
 // XXH3-64 (seed 0, the default secret) of one shingle: exactly XXH3_64bits, whose 17-128-byte
-// branch (a word 5-gram is nearly always that long) is taken here inline, so the shingle loop
-// runs without a call and its length tests per shingle.
+// branch (a word 5-gram is nearly always that long) is written out here inline, so the shingle
+// loop runs without a call and its length tests per shingle. Its 16-byte mix is XXH3_mix16B with
+// seed 0, with the 64x64->128-bit product folded from one unsigned __int128: GCC keeps that in
+// registers, where the header's XXH128_hash_t round trip went through the stack (the same value:
+// low half xor high half). tests/cpp/minhash/shingles_test.cc checks it against XXH3_64bits at
+// every length.
+#if defined(__SIZEOF_INT128__)
+__extension__ using Uint128 = unsigned __int128;
+
+[[gnu::always_inline]] inline std::uint64_t mix16(const xxh_u8* in, const xxh_u8* secret) {
+  const Uint128 product = static_cast<Uint128>(XXH_readLE64(in) ^ XXH_readLE64(secret)) *
+                          (XXH_readLE64(in + 8) ^ XXH_readLE64(secret + 8));
+  return static_cast<std::uint64_t>(product) ^ static_cast<std::uint64_t>(product >> 64);
+}
+#else
+[[gnu::always_inline]] inline std::uint64_t mix16(const xxh_u8* in, const xxh_u8* secret) {
+  return XXH3_mix16B(in, secret, 0);
+}
+#endif
+
 [[gnu::always_inline]] inline std::uint64_t shingle_hash(const char* p, std::size_t len) {
+  const auto* in = reinterpret_cast<const xxh_u8*>(p);
   if (len - 17 < 112) [[likely]] {  // 17 <= len <= 128
-    return XXH3_len_17to128_64b(reinterpret_cast<const xxh_u8*>(p), len, XXH3_kSecret,
-                                sizeof(XXH3_kSecret), 0);
+    const xxh_u8* secret = XXH3_kSecret;
+    std::uint64_t acc = len * XXH_PRIME64_1;
+    if (len > 32) {
+      if (len > 64) {
+        if (len > 96) {
+          acc += mix16(in + 48, secret + 96);
+          acc += mix16(in + len - 64, secret + 112);
+        }
+        acc += mix16(in + 32, secret + 64);
+        acc += mix16(in + len - 48, secret + 80);
+      }
+      acc += mix16(in + 16, secret + 32);
+      acc += mix16(in + len - 32, secret + 48);
+    }
+    acc += mix16(in, secret);
+    acc += mix16(in + len - 16, secret + 16);
+    return XXH3_avalanche(acc);
   }
   return XXH3_64bits(p, len);
 }
@@ -106,7 +140,20 @@ inline bool mark_multibyte(const std::uint8_t* block, const std::uint8_t* end, s
   while (pending != 0) {
     const auto i = static_cast<unsigned>(std::countr_zero(pending));
     std::uint32_t cp = 0;
-    const std::size_t length = decode_multibyte(block + i, end, cp);
+    std::size_t length = 0;
+    const std::uint8_t b0 = block[i];
+    // The common well-formed 2- and 3-byte sequences inline (the decoder's rules: table 3-7), the
+    // rest, errors included, by the decoder.
+    if (b0 >= 0xC2 && b0 <= 0xDF && i + 1 < 64 && (block[i + 1] & 0xC0U) == 0x80U) {
+      cp = ((b0 & 0x1FU) << 6) | (block[i + 1] & 0x3FU);
+      length = 2;
+    } else if (b0 >= 0xE1 && b0 <= 0xEC && i + 2 < 64 && (block[i + 1] & 0xC0U) == 0x80U &&
+               (block[i + 2] & 0xC0U) == 0x80U) {
+      cp = ((b0 & 0x0FU) << 12) | ((block[i + 1] & 0x3FU) << 6) | (block[i + 2] & 0x3FU);
+      length = 3;
+    } else {
+      length = decode_multibyte(block + i, end, cp);
+    }
     if (length == 0) {  // not valid UTF-8 here: one separator byte, as on the code-point path
       pending &= pending - 1;
       continue;

@@ -8,6 +8,8 @@
 // chunk (Shingler::kChunk) of shingles.
 #include "minhash/internal/shingles.h"
 
+#include "luminamoon/data/common/xxh3.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -132,14 +134,22 @@ void expect_same_as_scalar(const std::vector<std::string>& docs,
 // block's end: each sequence lands inside a block, across a block's end, and in the padded last
 // block.
 TEST(ShinglerAsciiPath, MultibyteAtEveryOffsetMatchesScalar) {
-  const std::vector<std::string> pieces = {"\xC3\xA9",         "\xC3\x89t\xC3\xA9",
-                                           "\xE6\x97\xA5",     "\xE2\x80\x94",
-                                           "\xE2\x80\x99s",    "\xC4\xB0",
-                                           "\xE2\x84\xAA",     "\xE1\xBA\x9E",
-                                           "\xF0\x90\x90\x80", "\xF0\x9F\x98\x80",
-                                           "\xD0\x9C",         "\xFF",
-                                           "\x80\x80",         "\xC3",
-                                           "\xE2\x80",         "\xED\xA0\x80"};
+  const std::vector<std::string> pieces = {
+      "\xC3\xA9",         "\xC3\x89t\xC3\xA9",
+      "\xE6\x97\xA5",     "\xE2\x80\x94",
+      "\xE2\x80\x99s",    "\xC4\xB0",
+      "\xE2\x84\xAA",     "\xE1\xBA\x9E",
+      "\xF0\x90\x90\x80", "\xF0\x9F\x98\x80",
+      "\xD0\x9C",         "\xFF",
+      "\x80\x80",         "\xC3",
+      "\xE2\x80",         "\xED\xA0\x80",
+      "\xE0\x80\x80",     "\xE0\xA0\x80",
+      "\xEF\xBF\xBF",     "\xC2\x80",
+      "\xDF\xBF",         "\xC1\xBF",
+      "\xED\x9F\xBF",     "\xEE\x80\x80",
+      "\xE1\x80\xC0",     "\xC2\xC0",
+      "\xF4\x90\x80\x80", "\xE0\x82\xAA",
+      "\xC0\xAA"};  // overlong forms of a word character: separators
   std::vector<std::string> docs;
   for (const std::string& piece : pieces) {
     for (std::size_t offset = 0; offset < 140; ++offset) {
@@ -152,6 +162,19 @@ TEST(ShinglerAsciiPath, MultibyteAtEveryOffsetMatchesScalar) {
     }
   }
   expect_same_as_scalar(docs, {1U, 5U});
+}
+
+// With 1-grams every token is a shingle, hashed by the inline XXH3 branch (shingles.cc,
+// shingle_hash) at 17-128 bytes and by XXH3_64bits elsewhere: both are XXH3-64 of the token.
+TEST(ShinglerAsciiPath, ShingleHashIsXxh3AtEveryLength) {
+  Shingler one(ShingleKind::kWord, 1, AsciiPath::kScalar);
+  std::string token;
+  for (std::size_t length = 1; length <= 300; ++length) {
+    token += "abcdefghijklmnopqrstuvwxyz0123456789"[(length * 7) % 36];
+    const Shingled run = shingle(one, token);
+    ASSERT_EQ(run.hashes.size(), 1U);
+    ASSERT_EQ(run.hashes[0], xxh3_64(token)) << "length " << length;
+  }
 }
 
 TEST(ShinglerAsciiPath, BlockPathsMatchScalar) {
