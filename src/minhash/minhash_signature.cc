@@ -29,20 +29,28 @@ constexpr std::size_t kBlock = 16;
 struct SignatureSink {
   const MinHasher* hasher;
   std::uint32_t* mins;
-  minhash_internal::MinHashUpdateFn update;
+  const minhash_internal::MinHashKernel* kernel;
 };
 
 void sink_to_kernel(void* context, const std::uint64_t* hashes, std::size_t count) {
   auto* s = static_cast<SignatureSink*>(context);
-  s->update(hashes, count, s->hasher->multipliers().data(), s->hasher->increments().data(), s->mins,
-            s->hasher->num_perm());
+  s->kernel->update(hashes, count, s->hasher->multipliers().data(), s->hasher->increments().data(),
+                    s->mins, s->hasher->num_perm());
+}
+
+// Word shingles are hashed inside the kernel (kernels.h, MinHashUpdateWordsFn).
+void words_to_kernel(void* context, const char* text, const std::size_t* starts, std::size_t count,
+                     std::size_t ngram) {
+  auto* s = static_cast<SignatureSink*>(context);
+  s->kernel->update_words(text, starts, count, ngram, s->hasher->multipliers().data(),
+                          s->hasher->increments().data(), s->mins, s->hasher->num_perm());
 }
 
 void compute(const MinHasher& hasher, Shingler& shingler, std::string_view document,
              std::uint32_t* out) {
   std::fill(out, out + hasher.num_perm(), 0xFFFFFFFFU);
-  SignatureSink sink{&hasher, out, active_minhash_kernel().update};
-  shingler.run(document, sink_to_kernel, &sink);
+  SignatureSink sink{&hasher, out, &active_minhash_kernel()};
+  shingler.run(document, sink_to_kernel, words_to_kernel, &sink);
 }
 
 // Asks for the cache lines of the next document (up to kPrefetchBytes) into L2 while the current

@@ -18,60 +18,11 @@
 #include "common/internal/isa_dispatch.h"
 #include "common/internal/utf8.h"
 #include "minhash/internal/kernels.h"
+#include "minhash/internal/shingle_hash.h"
 #include "minhash/internal/unicode_tables.h"
-
-// XXH3-64 (seed 0) inlined into the shingle loop: the same function luminamoon::data::xxh3_64
-// calls (common/xxh3.cc), without a call per shingle.
-#define XXH_INLINE_ALL
-#include <xxhash.h>
 
 namespace luminamoon::data::minhash_internal {
 namespace {
-
-// XXH3-64 (seed 0, the default secret) of one shingle: exactly XXH3_64bits, whose 17-128-byte
-// branch (a word 5-gram is nearly always that long) is written out here inline, so the shingle
-// loop runs without a call and its length tests per shingle. Its 16-byte mix is XXH3_mix16B with
-// seed 0, with the 64x64->128-bit product folded from one unsigned __int128: GCC keeps that in
-// registers, where the header's XXH128_hash_t round trip went through the stack (the same value:
-// low half xor high half). tests/cpp/minhash/shingles_test.cc checks it against XXH3_64bits at
-// every length.
-#if defined(__SIZEOF_INT128__)
-__extension__ using Uint128 = unsigned __int128;
-
-[[gnu::always_inline]] inline std::uint64_t mix16(const xxh_u8* in, const xxh_u8* secret) {
-  const Uint128 product = static_cast<Uint128>(XXH_readLE64(in) ^ XXH_readLE64(secret)) *
-                          (XXH_readLE64(in + 8) ^ XXH_readLE64(secret + 8));
-  return static_cast<std::uint64_t>(product) ^ static_cast<std::uint64_t>(product >> 64);
-}
-#else
-[[gnu::always_inline]] inline std::uint64_t mix16(const xxh_u8* in, const xxh_u8* secret) {
-  return XXH3_mix16B(in, secret, 0);
-}
-#endif
-
-[[gnu::always_inline]] inline std::uint64_t shingle_hash(const char* p, std::size_t len) {
-  const auto* in = reinterpret_cast<const xxh_u8*>(p);
-  if (len - 17 < 112) [[likely]] {  // 17 <= len <= 128
-    const xxh_u8* secret = XXH3_kSecret;
-    std::uint64_t acc = len * XXH_PRIME64_1;
-    if (len > 32) {
-      if (len > 64) {
-        if (len > 96) {
-          acc += mix16(in + 48, secret + 96);
-          acc += mix16(in + len - 64, secret + 112);
-        }
-        acc += mix16(in + 32, secret + 64);
-        acc += mix16(in + len - 48, secret + 80);
-      }
-      acc += mix16(in + 16, secret + 32);
-      acc += mix16(in + len - 32, secret + 48);
-    }
-    acc += mix16(in, secret);
-    acc += mix16(in + len - 16, secret + 16);
-    return XXH3_avalanche(acc);
-  }
-  return XXH3_64bits(p, len);
-}
 
 // ASCII: the lowercased byte for [0-9A-Za-z], 0 for every separator.
 constexpr std::array<char, 128> make_ascii_table() {
@@ -322,6 +273,16 @@ void Shingler::hash_word_shingles(const std::size_t* starts, std::size_t count,
                                   std::size_t last_end) {
   const char* norm = norm_.data();
   const std::size_t ngram = ngram_;
+  if (words_ != nullptr) {
+    if (count != 0) words_(context_, norm, starts, count, ngram);
+    shingles_ += count;
+    if (last_end != kNoEnd) {
+      chunk_[0] = shingle_hash(norm + starts[count], last_end - starts[count]);
+      sink_(context_, chunk_.data(), 1);
+      ++shingles_;
+    }
+    return;
+  }
   for (std::size_t k = 0; k < count; ++k) {
     chunk_[k] = shingle_hash(norm + starts[k], starts[k + ngram] - 1 - starts[k]);
   }
@@ -350,7 +311,13 @@ inline void Shingler::push_unit(std::size_t start) {
 }
 
 std::size_t Shingler::run(std::string_view document, ShingleSink sink, void* context) {
+  return run(document, sink, nullptr, context);
+}
+
+std::size_t Shingler::run(std::string_view document, ShingleSink sink, WordShingleSink words,
+                          void* context) {
   sink_ = sink;
+  words_ = words;
   context_ = context;
   units_ = 0;
   ring_pos_ = 0;

@@ -15,6 +15,12 @@ namespace luminamoon::data::minhash_internal {
 
 // Receives consecutive chunks of shingle hashes (in document order).
 using ShingleSink = void (*)(void* context, const std::uint64_t* hashes, std::size_t count);
+// Optionally receives word shingles unhashed instead, as ranges of the normalised text: shingle
+// k < count is text[starts[k], starts[k + ngram] - 1). Its hashes are shingle_hash() of those
+// bytes (shingle_hash.h), what ShingleSink would have been given. The document's last shingle
+// (and the one shingle of a document shorter than ngram tokens) still goes to the ShingleSink.
+using WordShingleSink = void (*)(void* context, const char* text, const std::size_t* starts,
+                                 std::size_t count, std::size_t ngram);
 
 // How run() reads the document in word mode; all three make the same normalised text and the
 // same shingle hashes (tests/cpp/minhash/shingles_test.cc compares them):
@@ -55,6 +61,10 @@ class Shingler {
 
   // Streams the hashes of every shingle of `document` to sink; returns how many there were.
   std::size_t run(std::string_view document, ShingleSink sink, void* context);
+  // The same, word shingles going to `words` as WordShingleSink says (in document order with the
+  // hashes sink gets; kChar shingles all go to sink).
+  std::size_t run(std::string_view document, ShingleSink sink, WordShingleSink words,
+                  void* context);
 
   // The normalised text of the last run().
   std::string_view normalized() const noexcept { return {norm_.data(), norm_size_}; }
@@ -92,6 +102,7 @@ class Shingler {
   std::size_t chunk_size_ = 0;
   std::size_t shingles_ = 0;
   ShingleSink sink_ = nullptr;
+  WordShingleSink words_ = nullptr;
   void* context_ = nullptr;
 };
 
