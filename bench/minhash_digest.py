@@ -20,6 +20,7 @@ Run: ``PYTHONPATH=python .venv/bin/python bench/minhash_digest.py --corpus bench
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import random
 from pathlib import Path
@@ -76,10 +77,8 @@ def main() -> None:
     docs: list[str | bytes] = list(texts) + [p for t in texts for p in cut(t, 1200)]
     for raw in adversarial(args.adversarial):
         docs.append(raw)
-        try:
+        with contextlib.suppress(UnicodeDecodeError):
             docs.append(raw.decode("utf-8"))
-        except UnicodeDecodeError:
-            pass
     digest = hashlib.sha256()
     for shingle, ngram, num_perm in (
         ("word", 5, 64),
