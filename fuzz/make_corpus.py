@@ -296,6 +296,24 @@ def quality_corpus() -> None:
         write("quality_fuzzer", name, data)
 
 
+def shingles_corpus() -> None:
+    """Seeds for shingles_fuzzer: the n-gram byte, then a document that crosses the tokenizer's
+    64-byte blocks with multibyte, invalid and length-changing characters."""
+    seeds = {
+        "prose": b"\x04" + b"The old bridge was rebuilt; Residents watched it.\n" * 6,
+        "mixed": b"\x04" + "Caf\u00e9 \u2014 na\u00efve \u2019quoted\u2019 text, ".encode() * 5,
+        "lengths": b"\x00" + "\u0130stanbul \u212a \u1e9e \U00010400 x".encode() * 4,
+        "invalid": b"\x02" + b"abc \xff\xfe \xed\xa0\x80 \xe2\x82 \xc0\xaf \xe0\x82\xaa end " * 4,
+        "cyrillic": b"\x05"
+        + "\u041c\u043e\u0441\u043a\u0432\u0430 \u0416\u0438\u0442\u044c ".encode() * 6,
+        "boundary": b"\x01" + b"q" * 63 + "\u00e9".encode() + b"R" * 62 + b"\xe2\x80",
+        "long_token": b"\x03" + b"s" * 200 + b" t",
+        "empty": b"\x04",
+    }
+    for name, data in seeds.items():
+        write("shingles_fuzzer", name, data)
+
+
 def access_index_corpus() -> None:
     """LMIX access-point indexes (docs/readers.md): valid gzip and zstd files, and each way a
     header or a record can be wrong."""
@@ -384,4 +402,5 @@ if __name__ == "__main__":
     cleaner_corpus()
     quality_corpus()
     access_index_corpus()
+    shingles_corpus()
     language_corpus()

@@ -3,13 +3,17 @@
 //
 //   minhash_update/<isa>          the permutation kernel: 512 shingle hashes x 64 permutations
 //                                 per call (items = shingle hashes)
+//   minhash_update_words/<isa>/<how>  512 word 5-grams of the licence texts: XXH3 of each then
+//                                 the kernel (hash_then_update), or hashed inside the kernel
+//                                 (update_words, kernels.h), items = shingles
 //   word_shingles/<text>          tokenizing, normalising and XXH3-hashing the word 5-grams of
 //                                 the text, cut into ~8 KB documents (bytes_per_second)
 //   signature/<text>              the whole MinHash signature (64 permutations) of those
 //                                 documents, active ISA
 //   xxh3_long/<isa>/<bytes>       XXH3-64 of one long input, per ISA build (bytes_per_second)
 //   short_shingles/corpus/<path>  word_shingles on the short documents of the real-text corpus,
-//                                 by each ASCII path this CPU can run (internal/shingles.h)
+//                                 by each path this CPU can run (internal/shingles.h,
+//                                 AsciiPath: scalar is the code-point-at-a-time reference)
 //   short_signatures/corpus       MinHasher::signatures (one thread) of those documents: the
 //                                 Python benchmark's short-document row without the binding
 //
@@ -32,10 +36,12 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/internal/xxh3_kernels.h"
 #include "luminamoon/data/common/cpu_isa.h"
+#include "luminamoon/data/common/xxh3.h"
 #include "luminamoon/data/minhash/minhash_signature.h"
 #include "minhash/internal/kernels.h"
 #include "minhash/internal/shingles.h"
@@ -205,6 +211,47 @@ void minhash_update(benchmark::State& state, Isa isa) {
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(hashes.size()));
 }
 
+// The 512 word 5-grams of real text (the licence texts, or the synthetic prose) through the
+// kernel: hashed first then updated (`hash_then_update`, what the shingler did before), or hashed
+// inside the kernel (`update_words`, kernels.h). Items are shingles.
+void minhash_update_words(benchmark::State& state, Isa isa, bool fused) {
+  const auto& kernel = luminamoon::data::minhash_internal::minhash_kernel_for(isa);
+  std::string text = real_text();
+  if (text.empty()) text = synthetic_text();
+  // Normalise the first ~8 KB as the shingler does, and take its token starts.
+  luminamoon::data::minhash_internal::Shingler shingler(ShingleKind::kWord, 1);
+  shingler.run(
+      std::string_view(text).substr(0, 8192), [](void*, const std::uint64_t*, std::size_t) {},
+      nullptr);
+  const std::string norm(shingler.normalized());
+  std::vector<std::size_t> starts = {0};
+  for (std::size_t i = 0; i < norm.size(); ++i) {
+    if (norm[i] == ' ') starts.push_back(i + 1);
+  }
+  const std::size_t count = std::min<std::size_t>(512, starts.size() - 5);
+  std::mt19937_64 rng(3);
+  std::vector<std::uint64_t> a(64);
+  std::vector<std::uint64_t> b(64);
+  for (auto& x : a) x = rng() | 1U;
+  for (auto& x : b) x = rng();
+  std::vector<std::uint32_t> mins(64, 0xFFFFFFFFU);
+  std::vector<std::uint64_t> hashes(count);
+  for (auto _ : state) {
+    if (fused) {
+      kernel.update_words(norm.data(), starts.data(), count, 5, a.data(), b.data(), mins.data(),
+                          64);
+    } else {
+      for (std::size_t k = 0; k < count; ++k) {
+        hashes[k] =
+            luminamoon::data::xxh3_64(norm.data() + starts[k], starts[k + 5] - 1 - starts[k]);
+      }
+      kernel.update(hashes.data(), count, a.data(), b.data(), mins.data(), 64);
+    }
+    benchmark::DoNotOptimize(mins.data());
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(count));
+}
+
 void word_shingles(benchmark::State& state, bool real) {
   const auto& docs = corpus(real);
   luminamoon::data::minhash_internal::Shingler shingler(ShingleKind::kWord, 5);
@@ -250,16 +297,23 @@ int main(int argc, char** argv) {
   for (const Isa isa : luminamoon::data::supported_isas()) {
     const std::string name(isa_name(isa));
     benchmark::RegisterBenchmark(("minhash_update/" + name).c_str(), minhash_update, isa);
+    benchmark::RegisterBenchmark(("minhash_update_words/" + name + "/hash_then_update").c_str(),
+                                 minhash_update_words, isa, false);
+    benchmark::RegisterBenchmark(("minhash_update_words/" + name + "/update_words").c_str(),
+                                 minhash_update_words, isa, true);
     for (const std::size_t size : {std::size_t{2048}, std::size_t{8192}}) {
       benchmark::RegisterBenchmark(("xxh3_long/" + name + "/" + std::to_string(size)).c_str(),
                                    xxh3_long, isa, size);
     }
   }
   using luminamoon::data::minhash_internal::AsciiPath;
-  benchmark::RegisterBenchmark("short_shingles/corpus/tokens", short_shingles, AsciiPath::kTokens);
-  if (luminamoon::data::minhash_internal::active_ascii_path() == AsciiPath::kCompact) {
-    benchmark::RegisterBenchmark("short_shingles/corpus/compact", short_shingles,
-                                 AsciiPath::kCompact);
+  for (const auto& [name, path] :
+       {std::pair{"scalar", AsciiPath::kScalar}, std::pair{"tokens", AsciiPath::kTokens},
+        std::pair{"compact", AsciiPath::kCompact}, std::pair{"compress", AsciiPath::kCompress}}) {
+    if (luminamoon::data::minhash_internal::ascii_path_supported(path)) {
+      benchmark::RegisterBenchmark((std::string("short_shingles/corpus/") + name).c_str(),
+                                   short_shingles, path);
+    }
   }
   benchmark::RegisterBenchmark("short_signatures/corpus", short_signatures);
   const bool have_real = !real_text().empty();

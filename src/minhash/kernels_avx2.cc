@@ -81,4 +81,13 @@ LUMINAMOON_AVX2 void minhash_update_avx2(const std::uint64_t* hashes, std::size_
   }
 }
 
+// AVX2 has 16 vector registers: the 64-permutation state does not stay in registers across the
+// hashes, so shingles are hashed in chunks first.
+void minhash_update_words_avx2(const char* text, const std::size_t* starts, std::size_t count,
+                               std::size_t ngram, const std::uint64_t* a, const std::uint64_t* b,
+                               std::uint32_t* mins, std::size_t num_perm) {
+  minhash_update_words_chunked(minhash_update_avx2, text, starts, count, ngram, a, b, mins,
+                               num_perm);
+}
+
 }  // namespace luminamoon::data::minhash_internal

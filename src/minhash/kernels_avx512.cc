@@ -10,6 +10,7 @@
 
 #include "common/internal/isa_dispatch.h"
 #include "minhash/internal/kernels.h"
+#include "minhash/internal/shingle_hash.h"
 
 namespace luminamoon::data::minhash_internal {
 namespace {
@@ -51,7 +52,63 @@ LUMINAMOON_AVX512 inline void update_block(const std::uint64_t* hashes, std::siz
   }
 }
 
+// update_block with each shingle hashed in the loop (kernels.h, MinHashUpdateWordsFn): R
+// registers of 8 permutations hold the whole state (R <= 8: 24 of the 32 registers), so every
+// shingle is hashed once.
+template <std::size_t R>
+LUMINAMOON_AVX512 inline void update_words_block(const char* text, const std::size_t* starts,
+                                                 std::size_t count, std::size_t ngram,
+                                                 const std::uint64_t* a, const std::uint64_t* b,
+                                                 std::uint32_t* mins) {
+  __m512i va[R];
+  __m512i vb[R];
+  __m512i vm[R];
+  const __m512i low_ones = _mm512_set1_epi64(0xFFFFFFFFLL);
+#pragma GCC unroll 8
+  for (std::size_t r = 0; r < R; ++r) {
+    va[r] = _mm512_loadu_si512(a + kLanes * r);
+    vb[r] = _mm512_loadu_si512(b + kLanes * r);
+    const __m256i m = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(mins + kLanes * r));
+    vm[r] = _mm512_or_si512(_mm512_maskz_slli_epi64(kAll, _mm512_maskz_cvtepu32_epi64(kAll, m), 32),
+                            low_ones);
+  }
+  for (std::size_t j = 0; j < count; ++j) {
+    const std::uint64_t h = shingle_hash(text + starts[j], starts[j + ngram] - 1 - starts[j]);
+    const __m512i x = _mm512_set1_epi64(static_cast<long long>(h));
+#pragma GCC unroll 8
+    for (std::size_t r = 0; r < R; ++r) {
+      vm[r] = _mm512_maskz_min_epu64(kAll, vm[r],
+                                     _mm512_add_epi64(_mm512_mullo_epi64(va[r], x), vb[r]));
+    }
+  }
+#pragma GCC unroll 8
+  for (std::size_t r = 0; r < R; ++r) {
+    _mm256_storeu_si256(
+        reinterpret_cast<__m256i*>(mins + kLanes * r),
+        _mm512_maskz_cvtepi64_epi32(kAll, _mm512_maskz_srli_epi64(kAll, vm[r], 32)));
+  }
+}
+
 }  // namespace
+
+LUMINAMOON_AVX512 void minhash_update_words_avx512(const char* text, const std::size_t* starts,
+                                                   std::size_t count, std::size_t ngram,
+                                                   const std::uint64_t* a, const std::uint64_t* b,
+                                                   std::uint32_t* mins, std::size_t num_perm) {
+  switch (num_perm) {
+    case 64:
+      return update_words_block<8>(text, starts, count, ngram, a, b, mins);
+    case 32:
+      return update_words_block<4>(text, starts, count, ngram, a, b, mins);
+    case 16:
+      return update_words_block<2>(text, starts, count, ngram, a, b, mins);
+    case 8:
+      return update_words_block<1>(text, starts, count, ngram, a, b, mins);
+    default:
+      return minhash_update_words_chunked(minhash_update_avx512, text, starts, count, ngram, a, b,
+                                          mins, num_perm);
+  }
+}
 
 LUMINAMOON_AVX512 void minhash_update_avx512(const std::uint64_t* hashes, std::size_t count,
                                              const std::uint64_t* a, const std::uint64_t* b,

@@ -10,10 +10,10 @@
 namespace luminamoon::data::minhash_internal {
 namespace {
 
-constexpr MinHashKernel kScalar{Isa::kScalar, minhash_update_scalar};
+constexpr MinHashKernel kScalar{Isa::kScalar, minhash_update_scalar, minhash_update_words_scalar};
 #if defined(LUMINAMOON_HAVE_X86_KERNELS)
-constexpr MinHashKernel kAvx2{Isa::kAvx2, minhash_update_avx2};
-constexpr MinHashKernel kAvx512{Isa::kAvx512, minhash_update_avx512};
+constexpr MinHashKernel kAvx2{Isa::kAvx2, minhash_update_avx2, minhash_update_words_avx2};
+constexpr MinHashKernel kAvx512{Isa::kAvx512, minhash_update_avx512, minhash_update_words_avx512};
 #endif
 
 constexpr internal::IsaKernels<MinHashKernel> kTables {

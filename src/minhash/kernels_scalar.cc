@@ -1,5 +1,6 @@
 // Scalar MinHash kernel: the reference every ISA-specific kernel is tested against.
 #include "minhash/internal/kernels.h"
+#include "minhash/internal/shingle_hash.h"
 
 namespace luminamoon::data::minhash_internal {
 
@@ -16,6 +17,28 @@ void minhash_update_scalar(const std::uint64_t* hashes, std::size_t count, const
     }
     mins[i] = m;
   }
+}
+
+void minhash_update_words_chunked(MinHashUpdateFn update, const char* text,
+                                  const std::size_t* starts, std::size_t count, std::size_t ngram,
+                                  const std::uint64_t* a, const std::uint64_t* b,
+                                  std::uint32_t* mins, std::size_t num_perm) {
+  constexpr std::size_t kChunk = 64;
+  std::uint64_t hashes[kChunk];
+  for (std::size_t done = 0; done < count; done += kChunk) {
+    const std::size_t n = count - done < kChunk ? count - done : kChunk;
+    for (std::size_t k = done; k < done + n; ++k) {
+      hashes[k - done] = shingle_hash(text + starts[k], starts[k + ngram] - 1 - starts[k]);
+    }
+    update(hashes, n, a, b, mins, num_perm);
+  }
+}
+
+void minhash_update_words_scalar(const char* text, const std::size_t* starts, std::size_t count,
+                                 std::size_t ngram, const std::uint64_t* a, const std::uint64_t* b,
+                                 std::uint32_t* mins, std::size_t num_perm) {
+  minhash_update_words_chunked(minhash_update_scalar, text, starts, count, ngram, a, b, mins,
+                               num_perm);
 }
 
 }  // namespace luminamoon::data::minhash_internal

@@ -5,23 +5,21 @@
 
 #include <array>
 #include <bit>
+#include <cstring>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>  // baseline on x86-64: no dispatch needed
 #endif
 #if defined(__x86_64__)
-#include <immintrin.h>  // PSHUFB, in the AVX2 function only (LUMINAMOON_AVX2)
+#include <cpuid.h>
+#include <immintrin.h>  // PSHUFB, VPCOMPRESSB, PEXT: in the AVX2 / VBMI2 functions only
 #endif
 
 #include "common/internal/isa_dispatch.h"
 #include "common/internal/utf8.h"
 #include "minhash/internal/kernels.h"
+#include "minhash/internal/shingle_hash.h"
 #include "minhash/internal/unicode_tables.h"
-
-// XXH3-64 (seed 0) inlined into the shingle loop: the same function luminamoon::data::xxh3_64
-// calls (common/xxh3.cc), without a call per shingle.
-#define XXH_INLINE_ALL
-#include <xxhash.h>
 
 namespace luminamoon::data::minhash_internal {
 namespace {
@@ -79,6 +77,55 @@ inline std::size_t decode_multibyte(const std::uint8_t* p, const std::uint8_t* e
   return d.length;
 }
 
+// Marks the multibyte sequences of a 64-byte block that is not pure ASCII, so that the block can
+// still be read at once: bits of `high` are its bytes >= 0x80. Each sequence is decoded as the
+// code-point path would decode it at that byte (against the document's `end`): a word character
+// sets its bytes in `word` and leaves its lowercase encoding at the same place in `lowered`; a
+// non-word character or an invalid byte stays a separator. Returns false, with nothing to keep,
+// when the block has to go the code-point way after all: a sequence runs past the block, or a
+// lowercase mapping changes the encoded length (so the bytes would move).
+inline bool mark_multibyte(const std::uint8_t* block, const std::uint8_t* end, std::uint64_t high,
+                           std::uint64_t& word, std::uint8_t* lowered) {
+  std::uint64_t pending = high;
+  std::uint64_t marked = 0;
+  while (pending != 0) {
+    const auto i = static_cast<unsigned>(std::countr_zero(pending));
+    std::uint32_t cp = 0;
+    std::size_t length = 0;
+    const std::uint8_t b0 = block[i];
+    // The common well-formed 2- and 3-byte sequences inline (the decoder's rules: table 3-7), the
+    // rest, errors included, by the decoder.
+    if (b0 >= 0xC2 && b0 <= 0xDF && i + 1 < 64 && (block[i + 1] & 0xC0U) == 0x80U) {
+      cp = ((b0 & 0x1FU) << 6) | (block[i + 1] & 0x3FU);
+      length = 2;
+    } else if (b0 >= 0xE1 && b0 <= 0xEC && i + 2 < 64 && (block[i + 1] & 0xC0U) == 0x80U &&
+               (block[i + 2] & 0xC0U) == 0x80U) {
+      cp = ((b0 & 0x0FU) << 12) | ((block[i + 1] & 0x3FU) << 6) | (block[i + 2] & 0x3FU);
+      length = 3;
+    } else {
+      length = decode_multibyte(block + i, end, cp);
+    }
+    if (length == 0) {  // not valid UTF-8 here: one separator byte, as on the code-point path
+      pending &= pending - 1;
+      continue;
+    }
+    if (i + length > 64) return false;
+    const std::uint64_t bits = ((std::uint64_t{1} << length) - 1) << i;
+    pending &= ~bits;
+    const std::uint8_t flags = code_point_flags(cp);
+    if ((flags & kWordFlag) == 0) continue;
+    if ((flags & kHasLowerFlag) != 0) {
+      // `lowered` has 16 bytes past the block, so a longer encoding stays in bounds.
+      if (utf8_internal::encode(simple_lower(cp), lowered + i) != length) return false;
+    } else {
+      std::memcpy(lowered + i, block + i, length);
+    }
+    marked |= bits;
+  }
+  word |= marked;
+  return true;
+}
+
 // The compact path's table: for each mask of 8 bytes, the PSHUFB indices that move the kept bytes
 // (set bits, in order) to the front, and how many there are.
 struct CompactTable {
@@ -107,15 +154,80 @@ constexpr CompactTable kCompactTable = make_compact_table();
 LUMINAMOON_AVX2 inline __m128i shuffle_bytes(__m128i bytes, __m128i order) {
   return _mm_shuffle_epi8(bytes, order);
 }
+
+// The compress path (AsciiPath::kCompress): AVX-512 (the avx512 level) with VBMI2 (VPCOMPRESSB)
+// and BMI2 (PEXT), in functions only ever inlined into run_words_compress.
+#define LUMINAMOON_VBMI2 \
+  __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi2,bmi,bmi2,popcnt")))
+
+// The block's word bytes (ASCII letters and digits), its bytes >= 0x80, and in `lowered` its bytes
+// lowercased with every other byte a space.
+LUMINAMOON_VBMI2 inline void wide_masks(const std::uint8_t* block, std::uint64_t& word,
+                                        std::uint64_t& high, std::uint8_t* lowered) {
+  const __m512i v = _mm512_loadu_si512(block);
+  // Unsigned ranges: bytes >= 0x80 fall outside all three.
+  const auto in_range = [&](char first, char count) LUMINAMOON_VBMI2 {
+    return _mm512_cmplt_epu8_mask(_mm512_sub_epi8(v, _mm512_set1_epi8(first)),
+                                  _mm512_set1_epi8(count));
+  };
+  const __mmask64 upper = in_range('A', 26);
+  const __mmask64 is_word = upper | in_range('a', 26) | in_range('0', 10);
+  const __m512i lower = _mm512_mask_add_epi8(v, upper, v, _mm512_set1_epi8(0x20));
+  _mm512_storeu_si512(lowered, _mm512_mask_mov_epi8(_mm512_set1_epi8(' '), is_word, lower));
+  word = is_word;
+  high = _mm512_movepi8_mask(v);
+}
+
+// Packs the kept bytes of `lowered` to out (64 bytes written, the rest slack); returns how many
+// were kept, and in `ranks` the firsts as bits of the packed bytes (firsts is a subset of keep).
+LUMINAMOON_VBMI2 inline std::size_t wide_pack(const std::uint8_t* lowered, std::uint64_t keep,
+                                              std::uint64_t firsts, std::uint8_t* out,
+                                              std::uint64_t& ranks) {
+  _mm512_storeu_si512(out, _mm512_maskz_compress_epi8(keep, _mm512_loadu_si512(lowered)));
+  ranks = _pext_u64(firsts, keep);
+  return static_cast<std::size_t>(_mm_popcnt_u64(keep));
+}
+
+// Whether this CPU has the compress path's extensions beyond the avx512 level (CPUID leaf 7).
+bool cpu_has_vbmi2_bmi2() noexcept {
+  unsigned eax = 0;
+  unsigned ebx = 0;
+  unsigned ecx = 0;
+  unsigned edx = 0;
+  if (__get_cpuid_max(0, nullptr) < 7) return false;
+  __cpuid_count(7, 0, eax, ebx, ecx, edx);
+  return (ecx & (1U << 6)) != 0 && (ebx & (1U << 8)) != 0;  // AVX512_VBMI2, BMI2
+}
 #endif
 
 }  // namespace
+
+bool ascii_path_supported(AsciiPath path) noexcept {
+  switch (path) {
+    case AsciiPath::kScalar:
+    case AsciiPath::kTokens:
+      return true;
+    case AsciiPath::kCompact:
+      return isa_supported(Isa::kAvx2);
+    case AsciiPath::kCompress:
+#if defined(__x86_64__)
+      return isa_supported(Isa::kAvx512) && cpu_has_vbmi2_bmi2();
+#else
+      return false;
+#endif
+  }
+  return false;
+}
 
 AsciiPath active_ascii_path() noexcept {
 #if defined(__x86_64__)
   try {
     const Isa isa = active_minhash_kernel().isa;
-    if (isa == Isa::kAvx2 || isa == Isa::kAvx512) return AsciiPath::kCompact;
+    if (isa == Isa::kAvx512) {
+      static const bool vbmi2 = cpu_has_vbmi2_bmi2();
+      return vbmi2 ? AsciiPath::kCompress : AsciiPath::kCompact;
+    }
+    if (isa == Isa::kAvx2) return AsciiPath::kCompact;
   } catch (...) {
     // An invalid LUMINAMOON_SIMD: the kernels report it; the tokens path makes the same text.
   }
@@ -161,11 +273,21 @@ void Shingler::hash_word_shingles(const std::size_t* starts, std::size_t count,
                                   std::size_t last_end) {
   const char* norm = norm_.data();
   const std::size_t ngram = ngram_;
+  if (words_ != nullptr) {
+    if (count != 0) words_(context_, norm, starts, count, ngram);
+    shingles_ += count;
+    if (last_end != kNoEnd) {
+      chunk_[0] = shingle_hash(norm + starts[count], last_end - starts[count]);
+      sink_(context_, chunk_.data(), 1);
+      ++shingles_;
+    }
+    return;
+  }
   for (std::size_t k = 0; k < count; ++k) {
-    chunk_[k] = XXH3_64bits(norm + starts[k], starts[k + ngram] - 1 - starts[k]);
+    chunk_[k] = shingle_hash(norm + starts[k], starts[k + ngram] - 1 - starts[k]);
   }
   if (last_end != kNoEnd) {
-    chunk_[count] = XXH3_64bits(norm + starts[count], last_end - starts[count]);
+    chunk_[count] = shingle_hash(norm + starts[count], last_end - starts[count]);
     ++count;
   }
   if (count != 0) sink_(context_, chunk_.data(), count);
@@ -189,7 +311,13 @@ inline void Shingler::push_unit(std::size_t start) {
 }
 
 std::size_t Shingler::run(std::string_view document, ShingleSink sink, void* context) {
+  return run(document, sink, nullptr, context);
+}
+
+std::size_t Shingler::run(std::string_view document, ShingleSink sink, WordShingleSink words,
+                          void* context) {
   sink_ = sink;
+  words_ = words;
   context_ = context;
   units_ = 0;
   ring_pos_ = 0;
@@ -199,18 +327,26 @@ std::size_t Shingler::run(std::string_view document, ShingleSink sink, void* con
   // The normalised text is never longer than 3/2 of the input plus one byte: a lowercase
   // mapping grows a character by at most half (2 -> 3 bytes), and a token separator becomes
   // one space only where a separator byte was. Sized once, so appends never check capacity;
-  // the 32 bytes past that bound are slack for 16-byte stores.
-  const std::size_t need = document.size() + document.size() / 2 + 32;
+  // the 96 bytes past that bound are slack for 16- and 64-byte stores.
+  const std::size_t need = document.size() + document.size() / 2 + 96;
   if (norm_.size() < need) norm_.resize(need);
   if (kind_ == ShingleKind::kWord) {
 #if defined(__x86_64__)
-    if (path_ == AsciiPath::kCompact) {
+    if (path_ == AsciiPath::kCompress) {
+      run_words_compress(document);
+    } else if (path_ == AsciiPath::kCompact) {
       run_words_compact(document);
+    } else if (path_ == AsciiPath::kTokens) {
+      run_words<AsciiPath::kTokens>(document);
     } else {
-      run_words<false>(document);
+      run_words<AsciiPath::kScalar>(document);
     }
 #else
-    run_words<false>(document);
+    if (path_ == AsciiPath::kTokens) {
+      run_words<AsciiPath::kTokens>(document);
+    } else {
+      run_words<AsciiPath::kScalar>(document);
+    }
 #endif
   } else {
     run_chars(document);
@@ -223,13 +359,14 @@ std::size_t Shingler::run(std::string_view document, ShingleSink sink, void* con
 }
 
 // Word shingles. Two paths that make the same tokens:
-//  * 64 bytes of pure ASCII at a time (the common case): word-character masks from four SSE2
-//    compares, then either (kCompact = false, AsciiPath::kTokens) token boundaries found by bit
-//    scans, each token copied lowercased from the block with 16-byte stores, or (kCompact, only
-//    instantiated in the AVX2 function run_words_compact) the whole block packed at once, see
-//    AsciiPath;
-//  * one code point at a time wherever a block holds a byte >= 0x80 (UTF-8 decoding, Unicode
-//    word flags and lowercasing), until the input is past that block.
+//  * 64 bytes at a time (kBlocks, the common case): word-character masks from four SSE2
+//    compares, the block's multibyte sequences decoded into them (mark_multibyte), then either
+//    (kCompact = false, AsciiPath::kTokens) token boundaries found by bit scans, each token copied
+//    lowercased from the block with 16-byte stores, or (kCompact, only instantiated in the AVX2
+//    function run_words_compact) the whole block packed at once, see AsciiPath;
+//  * one code point at a time (UTF-8 decoding, Unicode word flags and lowercasing) everywhere
+//    without kBlocks (AsciiPath::kScalar), and otherwise over a block mark_multibyte gives back,
+//    until the input is past that block.
 // A token may start in one path and end in the other (`in_token`). The tokens path and the
 // code-point path write the space between two tokens when the second one starts; the compact
 // path writes it where the first one ends (the first separator after it), which `spaced` records
@@ -237,8 +374,11 @@ std::size_t Shingler::run(std::string_view document, ShingleSink sink, void* con
 // token followed. The hot state lives in locals, written back only around flush(): the byte stores
 // into the normalised text may alias any member, which would otherwise be reloaded after each of
 // them.
-template <bool kCompact>
+template <AsciiPath kPath>
 [[gnu::always_inline]] inline std::size_t Shingler::run_words(std::string_view document) {
+  constexpr bool kBlocks = kPath != AsciiPath::kScalar;
+  constexpr bool kCompact = kPath == AsciiPath::kCompact || kPath == AsciiPath::kCompress;
+  constexpr bool kWide = kPath == AsciiPath::kCompress;
   std::uint8_t* const norm = reinterpret_cast<std::uint8_t*>(norm_.data());
   // The starts of the tokens whose shingles are not hashed yet: when the buffer is full, the
   // first kChunk shingles are (each one's end is the space before the start ngram places on).
@@ -271,15 +411,31 @@ template <bool kCompact>
   const auto end_token = [&] { in_token = false; };
   while (p < end) {
 #if defined(__SSE2__)
-    if (p >= scalar_until && end - p >= 64) {
+    if (kBlocks && p >= scalar_until) {
+      // The document's last bytes (fewer than 64) are read as one block padded with spaces:
+      // separators, which add no token, and which end a multibyte sequence cut by the document's
+      // end exactly as the end itself does (the sequence is invalid either way).
+      const std::uint8_t* block = p;
+      const std::uint8_t* block_end = end;
+      const bool last = end - p < 64;
+      alignas(16) std::uint8_t padded[64];
+      if (last) {
+        std::memset(padded, ' ', sizeof padded);
+        std::memcpy(padded, p, static_cast<std::size_t>(end - p));
+        block = padded;
+        block_end = padded + 64;
+      }
       // 16 bytes past the block: a token's last 16-byte store may read them (into the slack
       // past the normalised text), so they are defined.
       alignas(16) std::uint8_t lowered[64 + 16];
       _mm_store_si128(reinterpret_cast<__m128i*>(lowered + 64), _mm_setzero_si128());
       std::uint64_t word = 0;
       std::uint64_t high = 0;
-      for (int k = 0; k < 4; ++k) {
-        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+#if defined(__x86_64__)
+      if constexpr (kWide) wide_masks(block, word, high, lowered);
+#endif
+      for (int k = 0; k < 4 && !kWide; ++k) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 16 * k));
         const __m128i folded = _mm_or_si128(v, _mm_set1_epi8(0x20));
         const __m128i alpha = _mm_and_si128(_mm_cmpgt_epi8(folded, _mm_set1_epi8('a' - 1)),
                                             _mm_cmpgt_epi8(_mm_set1_epi8('z' + 1), folded));
@@ -298,8 +454,10 @@ template <bool kCompact>
         word |= std::uint64_t{static_cast<std::uint16_t>(_mm_movemask_epi8(is_word))} << (16 * k);
         high |= std::uint64_t{static_cast<std::uint16_t>(_mm_movemask_epi8(v))} << (16 * k);
       }
-      if (high != 0) {
-        scalar_until = p + 64;  // not pure ASCII: this block goes the scalar way
+      // Not pure ASCII: the multibyte sequences are decoded one by one into the masks, or, when
+      // that cannot be done, the block goes the code-point way.
+      if (high != 0 && !mark_multibyte(block, block_end, high, word, lowered)) {
+        scalar_until = p + 64;
         continue;
       }
       if constexpr (kCompact) {
@@ -315,10 +473,27 @@ template <bool kCompact>
           norm[size++] = ' ';
           spaced = true;
         }
+        std::size_t out = size;
+        if constexpr (kWide) {
+          // One VPCOMPRESSB packs the block; PEXT gives the token starts' places among the kept
+          // bytes. At most 32 tokens start in a block (each needs a separator before it): room
+          // for them is made first, so they are stored without a check each.
+          if (held + 32 >= capacity) {
+            hash_word_shingles(starts, held - ngram, kNoEnd);
+            std::copy(starts + held - ngram, starts + held, starts);
+            held = ngram;
+          }
+          std::uint64_t ranks = 0;
+          out += wide_pack(lowered, keep, firsts, norm + size, ranks);
+          tokens += static_cast<std::size_t>(std::popcount(firsts));
+          while (ranks != 0) {
+            starts[held++] = size + static_cast<std::size_t>(std::countr_zero(ranks));
+            ranks &= ranks - 1;
+          }
+        }
         // Pack the kept bytes 8 at a time; base[j] is where byte group j's first kept byte goes.
         std::size_t base[8];
-        std::size_t out = size;
-        for (unsigned j = 0; j < 8; ++j) {
+        for (unsigned j = 0; j < 8 && !kWide; ++j) {
           const unsigned mask = static_cast<unsigned>(keep >> (8 * j)) & 0xFFU;
           base[j] = out;
           const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(lowered + 8 * j));
@@ -330,7 +505,7 @@ template <bool kCompact>
         // Only the starts matter: a token's end is the space before the next one's start. The
         // last start may be pushed before a stop that ends the block, which is fine: the stop's
         // space is already in the text.
-        std::uint64_t rest = firsts;
+        std::uint64_t rest = kWide ? 0 : firsts;
         while (rest != 0) {
           const auto i = static_cast<unsigned>(std::countr_zero(rest));
           rest &= rest - 1;
@@ -346,7 +521,7 @@ template <bool kCompact>
         const bool open = (word >> 63) != 0;
         in_token = open;
         size = out;
-        p += 64;
+        p = last ? end : p + 64;
         continue;
 #endif
       } else {
@@ -372,7 +547,7 @@ template <bool kCompact>
           pos += static_cast<unsigned>(std::countr_zero(rest));
           start_token();
         }
-        p += 64;
+        p = last ? end : p + 64;
         continue;
       }
     }
@@ -441,7 +616,12 @@ template <bool kCompact>
 // The compact path needs PSHUFB (SSSE3, part of every AVX2 CPU): this function carries the ISA,
 // and run_words<true> is inlined into it.
 LUMINAMOON_AVX2 std::size_t Shingler::run_words_compact(std::string_view document) {
-  return run_words<true>(document);
+  return run_words<AsciiPath::kCompact>(document);
+}
+
+// The compress path: run_words<kCompress> is inlined into this function, which carries its ISA.
+LUMINAMOON_VBMI2 std::size_t Shingler::run_words_compress(std::string_view document) {
+  return run_words<AsciiPath::kCompress>(document);
 }
 #endif
 

@@ -1,10 +1,14 @@
-// Every MinHash kernel this CPU can run gives exactly the scalar reference's values.
+// Every MinHash kernel this CPU can run gives exactly the scalar reference's values, also where it
+// hashes word shingles itself (update_words).
 #include "minhash/internal/kernels.h"
 
 #include <gtest/gtest.h>
 
 #include <random>
+#include <string>
 #include <vector>
+
+#include "luminamoon/data/common/xxh3.h"
 
 namespace luminamoon::data::minhash_internal {
 namespace {
@@ -38,6 +42,50 @@ TEST_P(MinHashKernelIsa, MatchesScalarOnRandomInputs) {
       minhash_update_scalar(hashes.data(), count, a.data(), b.data(), expected.data(), perms);
       kernel.update(hashes.data(), count, a.data(), b.data(), got.data(), perms);
       ASSERT_EQ(got, expected) << isa_name(GetParam()) << " perms=" << perms << " count=" << count;
+    }
+  }
+}
+
+// update_words (shingles hashed inside the kernel) equals hashing each shingle with XXH3_64bits
+// and the scalar update: every permutation count (the fused AVX-512 loops at 8/16/32/64, the
+// chunked path elsewhere), shingle counts around the chunk size, lengths from 1 to ~200 bytes (each
+// XXH3 length class) and carried-in minima.
+TEST_P(MinHashKernelIsa, UpdateWordsMatchesHashThenScalar) {
+  const MinHashKernel& kernel = minhash_kernel_for(GetParam());
+  std::mt19937_64 rng(12);
+  std::string text;
+  for (int i = 0; i < 20000; ++i) text += static_cast<char>('a' + rng() % 26);
+  for (const std::size_t perms : std::vector<std::size_t>{1, 7, 8, 16, 24, 32, 63, 64, 65, 128}) {
+    for (const std::size_t count : std::vector<std::size_t>{0, 1, 2, 63, 64, 65, 130, 600}) {
+      for (const std::size_t ngram : std::vector<std::size_t>{1, 5}) {
+        // Token starts with gaps of 1..40 bytes: shingles of 1 to ~200 bytes.
+        std::vector<std::size_t> starts(count + ngram);
+        std::size_t at = rng() % 16;
+        for (auto& s : starts) {
+          s = at;
+          at += 2 + rng() % 40;
+        }
+        ASSERT_LT(at, text.size());
+        std::vector<std::uint64_t> hashes(count);
+        for (std::size_t k = 0; k < count; ++k) {
+          hashes[k] = xxh3_64(text.data() + starts[k], starts[k + ngram] - 1 - starts[k]);
+        }
+        std::vector<std::uint64_t> a(perms);
+        std::vector<std::uint64_t> b(perms);
+        std::vector<std::uint32_t> start(perms);
+        for (auto& x : a) x = rng() | 1U;
+        for (auto& x : b) x = rng();
+        for (std::size_t i = 0; i < perms; ++i) {
+          start[i] = (i % 3 == 0) ? 0xFFFFFFFFU : static_cast<std::uint32_t>(rng());
+        }
+        std::vector<std::uint32_t> expected = start;
+        std::vector<std::uint32_t> got = start;
+        minhash_update_scalar(hashes.data(), count, a.data(), b.data(), expected.data(), perms);
+        kernel.update_words(text.data(), starts.data(), count, ngram, a.data(), b.data(),
+                            got.data(), perms);
+        ASSERT_EQ(got, expected) << isa_name(GetParam()) << " perms=" << perms << " count=" << count
+                                 << " ngram=" << ngram;
+      }
     }
   }
 }

@@ -1,13 +1,19 @@
-// The two ASCII paths of the word tokenizer (internal/shingles.h, AsciiPath) make the same
-// normalised text and the same shingle hashes, in the same order, on documents built to cross
-// every boundary they handle differently: 64-byte blocks, pure-ASCII blocks next to blocks with a
-// multibyte or invalid byte, tokens longer than a block, separator runs at block edges, documents
-// with fewer tokens than one shingle, and more than a chunk (Shingler::kChunk) of shingles.
+// The paths of the word tokenizer (internal/shingles.h, AsciiPath) make the same normalised text
+// and the same shingle hashes, in the same order, as the code-point-at-a-time reference
+// (AsciiPath::kScalar), on documents built to cross every boundary they handle differently:
+// 64-byte blocks, pure-ASCII blocks next to blocks with multibyte or invalid bytes (decoded into
+// the block's masks, or sent the code-point way when a sequence crosses the block's end or a
+// lowercase mapping changes its length), the padded last block, tokens longer than a block,
+// separator runs at block edges, documents with fewer tokens than one shingle, and more than a
+// chunk (Shingler::kChunk) of shingles.
 #include "minhash/internal/shingles.h"
+
+#include "luminamoon/data/common/xxh3.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <random>
 #include <string>
 #include <string_view>
@@ -55,9 +61,18 @@ std::string random_document(std::mt19937_64& rng) {
       "\xC4\xB0stanbul",           // a lowercase mapping that grows
       "\xE6\x97\xA5\xE6\x9C\xAC",  // CJK word characters
       "\xE2\x80\x94",              // an em dash: a separator
+      "\xC3\x84RGER",              // "ÄRGER": a 2-byte capital, same length lowercased
+      "\xD0\x9C\xD0\xBE\xD1\x81",  // "Мос": Cyrillic
+      "\xE2\x84\xAA",              // KELVIN SIGN: lowercases to 1 byte
+      "\xE1\xBA\x9E",              // CAPITAL SHARP S: lowercases to 2 bytes
+      "\xF0\x90\x90\x80",          // DESERET CAPITAL LONG I: 4 bytes, lowercased in place
+      "\xF0\x9F\x98\x80",          // an emoji: a 4-byte separator
+      "\xE2\x80\x99",              // a right quote: a separator inside a word
       "\xFF",
       "\x80",
-      "\xC3",  // invalid bytes: separators
+      "\xC3",
+      "\xE2\x80",
+      "\xF0\x9F\x98",  // invalid bytes and cut sequences: separators
       std::string(63, 'q'),
       std::string(64, 'R'),
       std::string(130, 's'),  // long tokens
@@ -71,10 +86,98 @@ std::string random_document(std::mt19937_64& rng) {
   return doc;
 }
 
-TEST(ShinglerAsciiPath, CompactMatchesTokens) {
-  if (active_ascii_path() != AsciiPath::kCompact) {
-    GTEST_SKIP() << "this CPU or LUMINAMOON_SIMD setting runs the tokens path only";
+// The block paths this CPU can run.
+std::vector<AsciiPath> block_paths() {
+  std::vector<AsciiPath> paths;
+  for (const AsciiPath path : {AsciiPath::kTokens, AsciiPath::kCompact, AsciiPath::kCompress}) {
+    if (ascii_path_supported(path)) paths.push_back(path);
   }
+  return paths;
+}
+
+const char* path_name(AsciiPath path) {
+  switch (path) {
+    case AsciiPath::kScalar:
+      return "scalar";
+    case AsciiPath::kTokens:
+      return "tokens";
+    case AsciiPath::kCompact:
+      return "compact";
+    case AsciiPath::kCompress:
+      return "compress";
+  }
+  return "?";
+}
+
+void expect_same_as_scalar(const std::vector<std::string>& docs,
+                           std::initializer_list<std::uint32_t> ngrams) {
+  for (const std::uint32_t ngram : ngrams) {
+    Shingler scalar(ShingleKind::kWord, ngram, AsciiPath::kScalar);
+    for (const AsciiPath path : block_paths()) {
+      Shingler blocks(ShingleKind::kWord, ngram, path);
+      for (std::size_t d = 0; d < docs.size(); ++d) {
+        const Shingled expected = shingle(scalar, docs[d]);
+        const Shingled got = shingle(blocks, docs[d]);
+        ASSERT_EQ(got.normalized, expected.normalized)
+            << path_name(path) << ", ngram " << ngram << ", doc " << d;
+        ASSERT_EQ(got.hashes, expected.hashes)
+            << path_name(path) << ", ngram " << ngram << ", doc " << d;
+        ASSERT_EQ(got.count, expected.hashes.size());
+        ASSERT_EQ(expected.count, expected.hashes.size());
+      }
+    }
+  }
+}
+
+// Every multibyte piece, valid or not, at every offset of the first three blocks, after word
+// bytes and after separators, followed by text that ends the document at every distance from a
+// block's end: each sequence lands inside a block, across a block's end, and in the padded last
+// block.
+TEST(ShinglerAsciiPath, MultibyteAtEveryOffsetMatchesScalar) {
+  const std::vector<std::string> pieces = {
+      "\xC3\xA9",         "\xC3\x89t\xC3\xA9",
+      "\xE6\x97\xA5",     "\xE2\x80\x94",
+      "\xE2\x80\x99s",    "\xC4\xB0",
+      "\xE2\x84\xAA",     "\xE1\xBA\x9E",
+      "\xF0\x90\x90\x80", "\xF0\x9F\x98\x80",
+      "\xD0\x9C",         "\xFF",
+      "\x80\x80",         "\xC3",
+      "\xE2\x80",         "\xED\xA0\x80",
+      "\xE0\x80\x80",     "\xE0\xA0\x80",
+      "\xEF\xBF\xBF",     "\xC2\x80",
+      "\xDF\xBF",         "\xC1\xBF",
+      "\xED\x9F\xBF",     "\xEE\x80\x80",
+      "\xE1\x80\xC0",     "\xC2\xC0",
+      "\xF4\x90\x80\x80", "\xE0\x82\xAA",
+      "\xC0\xAA"};  // overlong forms of a word character: separators
+  std::vector<std::string> docs;
+  for (const std::string& piece : pieces) {
+    for (std::size_t offset = 0; offset < 140; ++offset) {
+      for (const char filler : {'w', ' '}) {
+        std::string doc(offset, filler);
+        doc += piece;
+        docs.push_back(doc);                        // the piece ends the document
+        docs.push_back(doc + "Ab " + piece + "c");  // and again further on
+      }
+    }
+  }
+  expect_same_as_scalar(docs, {1U, 5U});
+}
+
+// With 1-grams every token is a shingle, hashed by the inline XXH3 branch (shingles.cc,
+// shingle_hash) at 17-128 bytes and by XXH3_64bits elsewhere: both are XXH3-64 of the token.
+TEST(ShinglerAsciiPath, ShingleHashIsXxh3AtEveryLength) {
+  Shingler one(ShingleKind::kWord, 1, AsciiPath::kScalar);
+  std::string token;
+  for (std::size_t length = 1; length <= 300; ++length) {
+    token += "abcdefghijklmnopqrstuvwxyz0123456789"[(length * 7) % 36];
+    const Shingled run = shingle(one, token);
+    ASSERT_EQ(run.hashes.size(), 1U);
+    ASSERT_EQ(run.hashes[0], xxh3_64(token)) << "length " << length;
+  }
+}
+
+TEST(ShinglerAsciiPath, BlockPathsMatchScalar) {
   std::mt19937_64 rng(15);
   std::vector<std::string> docs = {"",
                                    " ",
@@ -88,22 +191,13 @@ TEST(ShinglerAsciiPath, CompactMatchesTokens) {
   std::string many;
   for (int i = 0; i < 3000; ++i) many += "w" + std::to_string(i % 97) + (i % 7 == 0 ? ",  " : " ");
   docs.push_back(many);
-  for (const std::uint32_t ngram : {1U, 2U, 3U, 5U, 9U}) {
-    Shingler tokens(ShingleKind::kWord, ngram, AsciiPath::kTokens);
-    Shingler compact(ShingleKind::kWord, ngram, AsciiPath::kCompact);
-    for (std::size_t d = 0; d < docs.size(); ++d) {
-      const Shingled expected = shingle(tokens, docs[d]);
-      const Shingled got = shingle(compact, docs[d]);
-      ASSERT_EQ(got.normalized, expected.normalized) << "ngram " << ngram << ", doc " << d;
-      ASSERT_EQ(got.hashes, expected.hashes) << "ngram " << ngram << ", doc " << d;
-      ASSERT_EQ(got.count, expected.hashes.size());
-      ASSERT_EQ(expected.count, expected.hashes.size());
-    }
-  }
+  expect_same_as_scalar(docs, {1U, 2U, 3U, 5U, 9U});
 }
 
 TEST(ShinglerAsciiPath, NormalisedTextHasSingleSpacesOnly) {
-  for (const AsciiPath path : {AsciiPath::kTokens, active_ascii_path()}) {
+  for (const AsciiPath path :
+       {AsciiPath::kScalar, AsciiPath::kTokens, AsciiPath::kCompact, AsciiPath::kCompress}) {
+    if (!ascii_path_supported(path)) continue;
     Shingler shingler(ShingleKind::kWord, 5, path);
     std::mt19937_64 rng(16);
     for (int i = 0; i < 500; ++i) {
@@ -118,7 +212,9 @@ TEST(ShinglerAsciiPath, NormalisedTextHasSingleSpacesOnly) {
 }
 
 TEST(ShinglerAsciiPath, ShortDocumentIsOneShingleOfTheWholeText) {
-  for (const AsciiPath path : {AsciiPath::kTokens, active_ascii_path()}) {
+  for (const AsciiPath path :
+       {AsciiPath::kScalar, AsciiPath::kTokens, AsciiPath::kCompact, AsciiPath::kCompress}) {
+    if (!ascii_path_supported(path)) continue;
     Shingler four(ShingleKind::kWord, 4, path);
     Shingler one(ShingleKind::kWord, 1, path);
     // Three tokens, fewer than four, behind separator-only blocks: one shingle, the hash of the
