@@ -170,6 +170,25 @@ TEST(GopherRepetition, RandomLongWordsNearMisses) {
   }
 }
 
+TEST(GopherRepetition, ManyNgramsSharingTheirFirstWords) {
+  // Thousands of distinct 5-10-grams that share their first 4 (or 8) words and differ after:
+  // some of them meet in the hash table with equal tags, where only a full comparison of their
+  // words may answer (a check of the shared words alone would merge them). The document is
+  // written twice, so every position takes part in the passes.
+  Document doc;
+  for (const std::size_t shared : {std::size_t{4}, std::size_t{8}}) {
+    std::vector<std::string> words;
+    for (int k = 0; k < 1500; ++k) {
+      for (std::size_t s = 0; s < shared; ++s)
+        words.push_back(std::string(1, static_cast<char>('a' + s % 4)));
+      words.push_back("w" + std::to_string(k));
+      words.push_back("v" + std::to_string(k % 7));
+    }
+    const std::string once = join(words);
+    expect_reference(doc, once + " " + once);
+  }
+}
+
 TEST(GopherRepetition, WordsDifferingInOneByteAtEveryLength) {
   // Interning: two words of the same length that differ in one byte are different words, at
   // every length and every byte (the short-word hash reads each byte through some load).
