@@ -189,6 +189,32 @@ TEST(GopherRepetition, ManyNgramsSharingTheirFirstWords) {
   }
 }
 
+TEST(GopherRepetition, ThousandsOfWordsSharingTheirFirstBytes) {
+  // Documents of 17,000 words of 12 (or of 7) bytes that share their first 8 (4) bytes, each three
+  // times in a row: a few of the 51,000 lookups meet another word in the interning table with an
+  // equal tag (whatever the seed), where only a comparison of every byte may answer. Every "w w"
+  // 2-gram occurs twice, so the top one is the first; a wrong merge of two words would make one
+  // occur four times.
+  Document doc;
+  for (const std::string& stem :
+       {std::string("mmmmmmmm"), std::string("nnnnnnnn"), std::string("mmmm"), std::string("nnnn"),
+        std::string("pppp"), std::string("qqqq")}) {
+    std::string text;
+    const int letters = stem.size() == 8 ? 4 : 3;  // words of 12 and of 7 bytes
+    for (int k = 0; k < 17000; ++k) {
+      std::string word = stem;
+      for (int v = k, l = 0; l < letters; ++l, v /= 26) word += static_cast<char>('a' + v % 26);
+      text += word + " " + word + " " + word + " ";
+    }
+    doc.reset(text);
+    Metrics out{};
+    gopher_repetition_metrics(doc, out);
+    ASSERT_EQ(doc.tokens().size(), 51000u);
+    const std::size_t word = stem.size() == 8 ? 12 : 7;
+    EXPECT_EQ(out[kGopherTop2gramCharRatio], ratio((2 * word + 1) * 2, text.size())) << stem;
+  }
+}
+
 TEST(GopherRepetition, WordsDifferingInOneByteAtEveryLength) {
   // Interning: two words of the same length that differ in one byte are different words, at
   // every length and every byte (the short-word hash reads each byte through some load).
