@@ -84,7 +84,9 @@ def ours_job(qf: Any, texts: Any) -> Callable[[], list[bool]]:
     return job
 
 
-def bench_corpus(name: str, texts: list[str], repeats: int, fallback_docs: int) -> dict[str, Any]:
+def bench_corpus(
+    name: str, texts: list[str], repeats: int, fallback_docs: int, only: list[str] | None = None
+) -> dict[str, Any]:
     import datatrove.pipeline.filters as dt
     import pyarrow as pa
 
@@ -93,6 +95,8 @@ def bench_corpus(name: str, texts: list[str], repeats: int, fallback_docs: int) 
     log(f"corpus {name}: {len(texts)} documents, {nbytes / 1e6:.2f} MB")
     rows = []
     for preset, cls_name in PAIRS:
+        if only and preset not in only:
+            continue
         theirs = getattr(dt, cls_name)()
         jobs: dict[str, Callable[[], list[bool]]] = {
             "datatrove": datatrove_job(theirs, texts),
@@ -192,6 +196,12 @@ def main() -> int:
     parser.add_argument("--only-real", action="store_true", help="skip the seeded corpora")
     parser.add_argument("--json", type=Path)
     parser.add_argument(
+        "--only",
+        action="append",
+        choices=[p for p, _ in PAIRS],
+        help="bench only this preset against its peer (repeatable; default: all four)",
+    )
+    parser.add_argument(
         "--cpu-time",
         action="store_true",
         help="time by process CPU time (one-thread rows on a shared machine); the all-cores "
@@ -228,7 +238,7 @@ def main() -> int:
             raise SystemExit(f"no real-*.jsonl shards in {args.real}: run bench/real_corpus.py")
         corpora["real"] = real[: args.docs]
     results = [
-        bench_corpus(name, texts, args.repeats, args.fallback_docs)
+        bench_corpus(name, texts, args.repeats, args.fallback_docs, args.only)
         for name, texts in corpora.items()
     ]
     print(

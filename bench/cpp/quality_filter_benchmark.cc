@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -95,6 +96,48 @@ void BM_GopherRepetitionStages(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * bench::total_bytes(documents()));
 }
 BENCHMARK(BM_GopherRepetitionStages)->DenseRange(0, 3);
+
+// gopher_repetition after tokenizing, on one made-up document of ~40K words per iteration that
+// takes one path of the n-gram passes: 0, words of 2-9 letters (a 400-word vocabulary, skewed
+// towards its start) written twice, so every 5-10-gram repeats as the same words (the
+// word-class check answers, no byte is compared); 1, words of one to three letters over {a, b},
+// where most repeats join different words to the same characters (the byte comparisons).
+void BM_GopherRepetitionSynthetic(benchmark::State& state) {
+  std::mt19937 rng(15);
+  std::string text;
+  if (state.range(0) == 0) {
+    std::vector<std::string> vocabulary(400);
+    for (std::string& word : vocabulary) {
+      const std::size_t len = 2 + rng() % 8;
+      for (std::size_t i = 0; i < len; ++i) word += static_cast<char>('a' + rng() % 26);
+    }
+    std::string once;
+    for (int i = 0; i < 20000; ++i) {
+      const std::size_t pick = (rng() % 400) * (rng() % 400) / 400;  // skewed to the start
+      once += vocabulary[pick];
+      once += ' ';
+    }
+    text = once + once;
+  } else {
+    const char* kTiny[] = {"a", "b", "ab", "ba", "aa", "bb", "aab", "abb", "bab", "bba"};
+    for (int i = 0; i < 40000; ++i) {
+      text += kTiny[rng() % 10];
+      text += ' ';
+    }
+  }
+  Document doc;
+  Metrics out{};
+  for (auto _ : state) {
+    state.PauseTiming();
+    doc.reset(text);
+    doc.tokens();
+    state.ResumeTiming();
+    gopher_repetition_metrics(doc, out);
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(text.size()));
+}
+BENCHMARK(BM_GopherRepetitionSynthetic)->DenseRange(0, 1);
 
 void BM_FinewebMetrics(benchmark::State& state) {
   metric_pass(state, [](Document& doc, Metrics& out) { fineweb_metrics(doc, 30, out); });

@@ -90,6 +90,74 @@ std::uint64_t word_poly_hash(std::string_view word) {
   return h;
 }
 
+// Whether the n-grams (5 <= n <= 10) at a and b are the same words, from the word 4-gram classes
+// (class4[i]: where the 4-gram at i first occurs, see gopher_repetition_metrics): the 4-grams at
+// a, a + 4 (n > 8) and a + n - 4 cover the n words. Equal words are equal bytes, so a true answer
+// needs no byte comparison; a false one does (different words can join to the same characters).
+struct SameWords {
+  const std::uint32_t* class4;
+  bool operator()(std::size_t a, std::size_t b, std::size_t n) const {
+    return class4[a] == class4[b] && class4[a + n - 4] == class4[b + n - 4] &&
+           (n <= 8 || class4[a + 4] == class4[b + 4]);
+  }
+};
+
+std::uint64_t load64(const char* p) {
+  std::uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+
+std::uint64_t load32(const char* p) {
+  std::uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+
+// The interning hash of a word, seeded: up to 16 bytes from two loads that cover the word
+// (overlapping, never past its end), longer words by XXH3. Equal words hash equally; a collision
+// costs a comparison, never an answer.
+std::uint64_t word_key_hash(std::string_view word) {
+  const char* p = word.data();
+  const std::size_t n = word.size();
+  std::uint64_t a = 0;
+  std::uint64_t b = 0;
+  if (n > 16) return mix64(hash_bytes(word));
+  if (n >= 8) {
+    a = load64(p);
+    b = load64(p + n - 8);
+  } else if (n >= 4) {
+    a = load32(p);
+    b = load32(p + n - 4);
+  } else if (n > 0) {
+    a = static_cast<unsigned char>(p[0]) |
+        (std::uint64_t{static_cast<unsigned char>(p[n / 2])} << 8) |
+        (std::uint64_t{static_cast<unsigned char>(p[n - 1])} << 16);
+  }
+  return mix64(mix64(a ^ (std::uint64_t{n} << 59)) + b);
+}
+
+// Whether two words are equal: up to 16 bytes by the same two loads as word_key_hash (no call).
+bool same_word(std::string_view x, std::string_view y) {
+  const std::size_t n = x.size();
+  if (n != y.size()) return false;
+  const char* p = x.data();
+  const char* q = y.data();
+  if (n >= 8 && n <= 16) return load64(p) == load64(q) && load64(p + n - 8) == load64(q + n - 8);
+  if (n >= 4 && n < 8) return load32(p) == load32(q) && load32(p + n - 4) == load32(q + n - 4);
+  return x == y;
+}
+
+// Whether the `len` bytes (len >= 8) at x and at y are equal, given that their first 8 are: one
+// more 8-byte load decides up to 16 bytes (the last 8 overlap the first 8); longer runs compare
+// bytes 8..16 first (where most near misses differ), then ask `same()` (the same words, so the
+// same bytes, without reading them), then compare the rest.
+template <typename Same>
+bool equal_after_window(const char* x, const char* y, std::size_t len, Same&& same) {
+  if (len <= 16) return load64(x + len - 8) == load64(y + len - 8);
+  return load64(x + 8) == load64(y + 8) && (same() || std::memcmp(x + 16, y + 16, len - 16) == 0);
+}
+
 // The largest bucket of equal 8-byte windows whose members are compared pairwise; a larger one
 // is kept whole (live), which costs time, never an answer.
 constexpr std::size_t kMaxCompared = 32;
@@ -98,7 +166,8 @@ constexpr std::size_t kMaxCompared = 32;
 // mean that the bytes of `joined` from word j on start with the 5-gram at i. Positions are
 // bucketed by their first 8 bytes of `joined`; a 5-gram of 8+ bytes is looked for only at the
 // other starts of its bucket. Other positions stay live (checked in full, as datatrove does).
-void live_positions(ProbeTable& table, std::size_t w, Document::Scratch& s) {
+void live_positions(ProbeTable& table, std::size_t w, const SameWords& same_words,
+                    Document::Scratch& s) {
   const std::string_view all(s.joined);
   const std::vector<std::size_t>& offsets = s.offsets;
   s.live.assign(w, 1);
@@ -130,7 +199,8 @@ void live_positions(ProbeTable& table, std::size_t w, Document::Scratch& s) {
     bool partner = false;
     for (std::uint32_t j = s.bucket_last[bucket]; j != kNone && !partner; j = s.chain[j]) {
       partner = j != i && offsets[j] + gram <= all.size() &&
-                std::memcmp(all.data() + offsets[j], all.data() + offsets[i], gram) == 0;
+                equal_after_window(all.data() + offsets[i], all.data() + offsets[j], gram,
+                                   [&] { return j + 5 <= w && same_words(i, j, 5); });
     }
     if (!partner) s.live[i] = 0;
   }
@@ -139,13 +209,17 @@ void live_positions(ProbeTable& table, std::size_t w, Document::Scratch& s) {
 // datatrove's find_all_duplicate for n = 5..10: n-grams joined with no separator (different
 // word splits of the same characters are the same n-gram), n words skipped after a repeat.
 void dup_ngram_char_ratios(ProbeTable& table, const std::vector<std::string_view>& words,
-                           std::size_t chars, Document::Scratch& s, Metrics& out, StopAfter stop) {
+                           const SameWords& same_words, std::size_t chars, Document::Scratch& s,
+                           Metrics& out, StopAfter stop) {
   const std::size_t w = words.size();
   // `joined`, its word offsets and the polynomial prefix hashes (a word's own hash is computed
   // at its first occurrence and reused: first_of still holds the word interning here).
-  s.joined.clear();
-  s.offsets.assign(w + 1, 0);
-  s.prefix_hash.assign(w + 1, 0);
+  s.offsets.resize(w + 1);
+  s.offsets[0] = 0;
+  for (std::size_t i = 0; i < w; ++i) s.offsets[i + 1] = s.offsets[i] + words[i].size();
+  s.joined.resize(s.offsets[w]);
+  s.prefix_hash.resize(w + 1);
+  s.prefix_hash[0] = 0;
   s.word_hash.resize(w);
   const std::uint64_t* pow = powers();
   for (std::size_t i = 0; i < w; ++i) {
@@ -153,14 +227,16 @@ void dup_ngram_char_ratios(ProbeTable& table, const std::vector<std::string_view
     if (first == i) s.word_hash[i] = word_poly_hash(words[i]);
     s.prefix_hash[i + 1] =
         add_mod(mul_mod(s.prefix_hash[i], base_power(pow, words[i].size())), s.word_hash[first]);
-    s.joined.append(words[i]);
-    s.offsets[i + 1] = s.joined.size();
+    std::memcpy(s.joined.data() + s.offsets[i], words[i].data(), words[i].size());
   }
-  live_positions(table, w, s);
-  s.live_list.clear();
-  for (std::size_t i = 0; i < w; ++i) {
-    if (s.live[i]) s.live_list.push_back(static_cast<std::uint32_t>(i));
+  live_positions(table, w, same_words, s);
+  s.live_list.resize(w);
+  std::size_t live = 0;
+  for (std::size_t i = 0; i < w; ++i) {  // (branch-free: live is about a quarter of positions)
+    s.live_list[live] = static_cast<std::uint32_t>(i);
+    live += static_cast<std::size_t>(s.live[i] != 0);
   }
+  s.live_list.resize(live);
   const std::string_view all(s.joined);
   const std::vector<std::size_t>& offsets = s.offsets;
   const std::vector<std::uint64_t>& prefix = s.prefix_hash;
@@ -184,8 +260,9 @@ void dup_ngram_char_ratios(ProbeTable& table, const std::vector<std::string_view
         const std::uint64_t hash = prefix[i + n] >= shifted ? prefix[i + n] - shifted
                                                             : prefix[i + n] + kMersenne61 - shifted;
         const std::string_view gram = bytes_of(i);
-        const std::uint32_t first = table.find_or_insert(
-            mix64(hash), i, [&](std::uint32_t stored) { return bytes_of(stored) == gram; });
+        const std::uint32_t first = table.find_or_insert(mix64(hash), i, [&](std::uint32_t stored) {
+          return same_words(stored, i, n) || bytes_of(stored) == gram;
+        });
         if (first != i) {
           repeated += s.prefix_chars[i + n] - s.prefix_chars[i];
           next = i + n;
@@ -236,8 +313,8 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
   for (std::size_t i = 0; i < w; ++i) {
     const std::string_view word = words[i];
     s.first_of[i] =
-        table.find_or_insert(mix64(hash_bytes(word)), static_cast<std::uint32_t>(i),
-                             [&](std::uint32_t stored) { return words[stored] == word; });
+        table.find_or_insert(word_key_hash(word), static_cast<std::uint32_t>(i),
+                             [&](std::uint32_t stored) { return same_word(words[stored], word); });
     ++s.counts[s.first_of[i]];
   }
   // An n-gram that holds a once-occurring (n-1)-gram occurs once, so it is not counted. If no
@@ -261,21 +338,28 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
     std::size_t top = 0;
     if (w >= n) {
       const std::size_t positions = w - n + 1;
-      table.reset(positions);
       s.counts.assign(positions, 0);
       s.next_class.resize(positions);
+      // The positions to look up, listed without branches (each n-gram not looked up occurs
+      // once: its own class); the table is sized for them alone, so it stays small.
+      std::vector<std::uint32_t>& looked_up = s.live_list;
+      looked_up.resize(positions);
+      std::size_t listed = 0;
+      for (std::size_t i = 0; i < positions; ++i) {
+        s.next_class[i] = static_cast<std::uint32_t>(i);
+        looked_up[listed] = static_cast<std::uint32_t>(i);
+        listed += static_cast<std::size_t>(repeated[i] & repeated[i + 1]);
+      }
+      table.reset(listed);
       std::size_t best_count = 1;  // the first n-gram, unless one repeats
       std::size_t best_first = 0;
       const std::uint32_t* c = cls.data();
-      for (std::size_t i = 0; i < positions; ++i) {
-        if (!(repeated[i] && repeated[i + 1])) {
-          s.next_class[i] = static_cast<std::uint32_t>(i);  // occurs once: its own class
-          continue;
-        }
+      for (std::size_t k = 0; k < listed; ++k) {
+        const std::uint32_t i = looked_up[k];
         const std::uint64_t key = (std::uint64_t{c[i]} << 32) | c[i + 1];
-        const std::uint32_t first = table.find_or_insert(
-            mix64(key), static_cast<std::uint32_t>(i),
-            [&](std::uint32_t stored) { return c[stored] == c[i] && c[stored + 1] == c[i + 1]; });
+        const std::uint32_t first = table.find_or_insert(mix64(key), i, [&](std::uint32_t stored) {
+          return c[stored] == c[i] && c[stored + 1] == c[i + 1];
+        });
         s.next_class[i] = first;
         const std::size_t count = ++s.counts[first];
         if (count > best_count || (count == best_count && first < best_first)) {
@@ -295,7 +379,8 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
     if (stop_after(metric)) return;
   }
 
-  dup_ngram_char_ratios(table, words, chars, s, out, stop);
+  // The word 4-gram classes (the last pass left them in next_class, one per position).
+  dup_ngram_char_ratios(table, words, SameWords{s.next_class.data()}, chars, s, out, stop);
 }
 
 }  // namespace luminamoon::data::quality_internal

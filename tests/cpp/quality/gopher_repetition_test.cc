@@ -1,0 +1,234 @@
+// gopher_repetition's n-gram metrics against a direct transcription of datatrove's definitions
+// (a std::map of word tuples for the top 2-4-grams, a std::set of joined strings for the 5-10-gram
+// find_all_duplicate), on documents built to reach every shortcut of the fast path:
+// - different word splits that join to the same characters ("ab c" and "a bc"), which the word
+//   ids tell apart but the 5-10-gram metrics must treat as equal (byte comparison after a
+//   "same words?" miss);
+// - 8-byte windows shared by many positions (buckets over the compared limit) and by few;
+// - near misses that differ only after byte 8, after byte 16, or only in the middle of a word
+//   (the interning hash's loads), at every word length up to 24.
+// Every metric must be equal to the last bit.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "quality/internal/metrics.h"
+
+namespace luminamoon::data::quality_internal {
+namespace {
+
+// datatrove's top n-gram character ratio numerator: the most frequent n-gram (ties to the one
+// seen first), its words' characters plus n - 1 spaces, times its count (ASCII text here).
+std::size_t top_ngram_chars(const std::vector<std::string_view>& words, std::size_t n) {
+  if (words.size() < n) return 0;
+  std::map<std::vector<std::string_view>, std::pair<std::size_t, std::size_t>>
+      seen;  // count, first
+  std::size_t best_count = 0;
+  std::size_t best_first = 0;
+  for (std::size_t i = 0; i + n <= words.size(); ++i) {
+    const std::vector<std::string_view> key(words.begin() + static_cast<std::ptrdiff_t>(i),
+                                            words.begin() + static_cast<std::ptrdiff_t>(i + n));
+    auto [it, inserted] = seen.try_emplace(key, 0, i);
+    const std::size_t count = ++it->second.first;
+    const std::size_t first = it->second.second;
+    if (count > best_count || (count == best_count && first < best_first)) {
+      best_count = count;
+      best_first = first;
+    }
+  }
+  std::size_t chars = n - 1;
+  for (std::size_t k = 0; k < n; ++k) chars += words[best_first + k].size();
+  return chars * best_count;
+}
+
+// datatrove's find_all_duplicate: n-grams joined without separator, n words skipped after a
+// repeat.
+std::size_t find_all_duplicate(const std::vector<std::string_view>& words, std::size_t n) {
+  std::set<std::string> unique;
+  std::size_t repeated = 0;
+  std::size_t i = 0;
+  while (i + n <= words.size()) {
+    std::string gram;
+    for (std::size_t k = 0; k < n; ++k) gram += words[i + k];
+    if (unique.count(gram) != 0) {
+      repeated += gram.size();
+      i += n;
+    } else {
+      unique.insert(std::move(gram));
+      ++i;
+    }
+  }
+  return repeated;
+}
+
+// Computes the metrics for `text` (ASCII) and checks every n-gram one against the reference.
+void expect_reference(Document& doc, const std::string& text) {
+  doc.reset(text);
+  Metrics out{};
+  gopher_repetition_metrics(doc, out);
+  const std::vector<std::string_view>& words = doc.tokens();
+  const std::size_t chars = text.size();
+  for (std::size_t n = 2; n <= 4; ++n) {
+    const auto metric = static_cast<Metric>(kGopherTop2gramCharRatio + (n - 2));
+    ASSERT_EQ(out[metric], ratio(top_ngram_chars(words, n), chars))
+        << "top " << n << "-gram of: " << text;
+  }
+  for (std::size_t n = 5; n <= 10; ++n) {
+    const auto metric = static_cast<Metric>(kGopherDup5gramCharRatio + (n - 5));
+    ASSERT_EQ(out[metric], ratio(find_all_duplicate(words, n), chars))
+        << "duplicate " << n << "-grams of: " << text;
+  }
+}
+
+std::string join(const std::vector<std::string>& words) {
+  std::string out;
+  for (const std::string& w : words) {
+    if (!out.empty()) out += ' ';
+    out += w;
+  }
+  return out;
+}
+
+TEST(GopherRepetition, SplitsThatJoinToTheSameCharacters) {
+  Document doc;
+  // Hand-made: "x y ab c d e f" and "x y a bc d e f" are different words but one 7-gram of
+  // characters; the second occurrence is a repeat for n = 5..7 only through the bytes.
+  expect_reference(doc, "x y ab c d e f g h i j k l x y a bc d e f g h i j k l");
+  expect_reference(doc,
+                   "one two three four five six seven eight nine ten elevenfold one two "
+                   "three four five six seven eight nine ten eleven fold");
+  // A long word split at every point, after a shared run that fills the 8-byte window.
+  const std::string word = "abcdefghijklmnopqrstuvw";
+  for (std::size_t cut = 1; cut < word.size(); ++cut) {
+    expect_reference(doc, "lead in run of words " + word + " tail end of it here and " +
+                              "lead in run of words " + word.substr(0, cut) + " " +
+                              word.substr(cut) + " end of it here and");
+  }
+}
+
+TEST(GopherRepetition, RandomTinyWordsManySplits) {
+  // Words over {a, b} of 1-3 letters: most n-grams repeat, many only as characters, and 5-grams
+  // are often under 8 bytes or in buckets over the compared limit.
+  const char* kWords[] = {"a", "b", "ab", "ba", "aa", "bb", "aab", "abb", "bab", "bba"};
+  std::mt19937 rng(15);
+  Document doc;
+  for (int d = 0; d < 150; ++d) {
+    std::vector<std::string> words;
+    const std::size_t count = 5 + rng() % 120;
+    const std::size_t alphabet = 2 + rng() % 9;
+    for (std::size_t i = 0; i < count; ++i) words.emplace_back(kWords[rng() % alphabet]);
+    expect_reference(doc, join(words));
+  }
+}
+
+TEST(GopherRepetition, RandomLongWordsNearMisses) {
+  // Words of 1-24 letters over a small alphabet, drawn from a pool where many share their
+  // first 8 or 16 bytes and differ after, or differ only in one middle byte; runs of the
+  // document are copied with one word re-split, so repeats come with and without equal words.
+  std::mt19937 rng(1515);
+  Document doc;
+  for (int d = 0; d < 120; ++d) {
+    std::vector<std::string> pool;
+    const std::string stem = "qrstuvwxyzqrstuvwxyz";
+    for (int k = 0; k < 12; ++k) {
+      std::string w;
+      const std::size_t len = 1 + rng() % 24;
+      for (std::size_t i = 0; i < len; ++i) w += static_cast<char>('p' + rng() % 3);
+      pool.push_back(w);
+      pool.push_back(stem.substr(0, 1 + rng() % stem.size()) + static_cast<char>('a' + rng() % 3));
+      std::string middle = w;
+      middle[middle.size() / 2] = 'z';
+      pool.push_back(middle);
+    }
+    std::vector<std::string> words;
+    const std::size_t count = 10 + rng() % 200;
+    for (std::size_t i = 0; i < count; ++i) words.push_back(pool[rng() % pool.size()]);
+    // Copy a run of words to the end, re-splitting one of them (or joining two) on the way.
+    const std::size_t from = rng() % words.size();
+    const std::size_t len = std::min<std::size_t>(words.size() - from, 4 + rng() % 12);
+    std::vector<std::string> copy(words.begin() + static_cast<std::ptrdiff_t>(from),
+                                  words.begin() + static_cast<std::ptrdiff_t>(from + len));
+    const std::size_t at = rng() % copy.size();
+    if (copy[at].size() > 1 && rng() % 2 == 0) {
+      const std::size_t cut = 1 + rng() % (copy[at].size() - 1);
+      const std::string tail = copy[at].substr(cut);
+      copy[at].resize(cut);
+      copy.insert(copy.begin() + static_cast<std::ptrdiff_t>(at + 1), tail);
+    } else if (at + 1 < copy.size()) {
+      copy[at] += copy[at + 1];
+      copy.erase(copy.begin() + static_cast<std::ptrdiff_t>(at + 1));
+    }
+    words.insert(words.end(), copy.begin(), copy.end());
+    words.insert(words.end(), copy.begin(), copy.end());
+    expect_reference(doc, join(words));
+  }
+}
+
+TEST(GopherRepetition, ManyNgramsSharingTheirFirstWords) {
+  // Thousands of distinct 5-10-grams that share their first 4 (or 8) words and differ after:
+  // some of them meet in the hash table with equal tags, where only a full comparison of their
+  // words may answer (a check of the shared words alone would merge them). The document is
+  // written twice, so every position takes part in the passes.
+  Document doc;
+  for (const std::size_t shared : {std::size_t{4}, std::size_t{8}}) {
+    std::vector<std::string> words;
+    for (int k = 0; k < 1500; ++k) {
+      for (std::size_t s = 0; s < shared; ++s)
+        words.push_back(std::string(1, static_cast<char>('a' + s % 4)));
+      words.push_back("w" + std::to_string(k));
+      words.push_back("v" + std::to_string(k % 7));
+    }
+    const std::string once = join(words);
+    expect_reference(doc, once + " " + once);
+  }
+}
+
+TEST(GopherRepetition, ThousandsOfWordsSharingTheirFirstBytes) {
+  // Documents of 17,000 words of 12 (or of 7) bytes that share their first 8 (4) bytes, each three
+  // times in a row: a few of the 51,000 lookups meet another word in the interning table with an
+  // equal tag (whatever the seed), where only a comparison of every byte may answer. Every "w w"
+  // 2-gram occurs twice, so the top one is the first; a wrong merge of two words would make one
+  // occur four times.
+  Document doc;
+  for (const std::string& stem :
+       {std::string("mmmmmmmm"), std::string("nnnnnnnn"), std::string("mmmm"), std::string("nnnn"),
+        std::string("pppp"), std::string("qqqq")}) {
+    std::string text;
+    const int letters = stem.size() == 8 ? 4 : 3;  // words of 12 and of 7 bytes
+    for (int k = 0; k < 17000; ++k) {
+      std::string word = stem;
+      for (int v = k, l = 0; l < letters; ++l, v /= 26) word += static_cast<char>('a' + v % 26);
+      text += word + " " + word + " " + word + " ";
+    }
+    doc.reset(text);
+    Metrics out{};
+    gopher_repetition_metrics(doc, out);
+    ASSERT_EQ(doc.tokens().size(), 51000u);
+    const std::size_t word = stem.size() == 8 ? 12 : 7;
+    EXPECT_EQ(out[kGopherTop2gramCharRatio], ratio((2 * word + 1) * 2, text.size())) << stem;
+  }
+}
+
+TEST(GopherRepetition, WordsDifferingInOneByteAtEveryLength) {
+  // Interning: two words of the same length that differ in one byte are different words, at
+  // every length and every byte (the short-word hash reads each byte through some load).
+  Document doc;
+  for (std::size_t len = 1; len <= 24; ++len) {
+    for (std::size_t at = 0; at < len; ++at) {
+      std::string a(len, 'm');
+      std::string b = a;
+      b[at] = 'n';
+      // Top 2-gram: "a a" would be the top one if b were taken for a.
+      expect_reference(doc, a + " " + a + " " + b + " " + a + " " + b + " " + a + " x " + b);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace luminamoon::data::quality_internal
