@@ -54,13 +54,10 @@ def log(message: str) -> None:
     print(f"[{time.perf_counter() - STARTED:6.1f}s] {message}", file=sys.stderr, flush=True)
 
 
-# Wall clock by default; --cpu-time switches to the process's CPU time (on a shared machine the
-# one-thread rows then do not depend on what else runs; the all-cores row becomes total work).
-CLOCK = {"cpu": False}
-
-
-def median_seconds(samples: Samples) -> float:
-    return samples.median_cpu if CLOCK["cpu"] else samples.median_wall
+def median_seconds(samples: Samples, cpu_time: bool) -> float:
+    """Wall clock by default; with ``cpu_time`` the process's CPU time (on a shared machine the
+    one-thread rows then do not depend on what else runs; the all-cores row becomes total work)."""
+    return samples.median_cpu if cpu_time else samples.median_wall
 
 
 def datatrove_job(filt: Any, texts: list[str]) -> Callable[[], list[bool]]:
@@ -85,7 +82,13 @@ def ours_job(qf: Any, texts: Any) -> Callable[[], list[bool]]:
 
 
 def bench_corpus(
-    name: str, texts: list[str], repeats: int, fallback_docs: int, only: list[str] | None = None
+    name: str,
+    texts: list[str],
+    repeats: int,
+    fallback_docs: int,
+    *,
+    only: list[str] | None = None,
+    cpu_time: bool = False,
 ) -> dict[str, Any]:
     import datatrove.pipeline.filters as dt
     import pyarrow as pa
@@ -112,11 +115,14 @@ def bench_corpus(
         for label in ("ours_all", "ours_t1_arrow"):
             if keeps[label] != keeps["ours_t1"]:
                 raise AssertionError(f"{preset} {label}: decisions differ from threads=1")
-        median = {k: median_seconds(v) for k, v in times.items()}
+        median = {k: median_seconds(v, cpu_time) for k, v in times.items()}
         fb_texts = texts[:fallback_docs]
         fb = fallbacks.QualityFilter(preset)
         fb_seconds = median_seconds(
-            time_interleaved({"fallback": ours_job(fb, fb_texts)}, max(1, repeats // 2))["fallback"]
+            time_interleaved({"fallback": ours_job(fb, fb_texts)}, max(1, repeats // 2))[
+                "fallback"
+            ],
+            cpu_time,
         )
         fb_bytes = sum(len(t.encode()) for t in fb_texts)
         row = {
@@ -141,7 +147,9 @@ def bench_corpus(
             f"agreement {agree:.2%}"
         )
     qf = lmd.QualityFilter("default", threads=1)
-    seconds = median_seconds(time_interleaved({"default": ours_job(qf, texts)}, repeats)["default"])
+    seconds = median_seconds(
+        time_interleaved({"default": ours_job(qf, texts)}, repeats)["default"], cpu_time
+    )
     default_row = {
         "preset": "default",
         "ours_t1_docs_per_s": len(texts) / seconds,
@@ -208,8 +216,6 @@ def main() -> int:
         "column is then total CPU work, not speed",
     )
     args = parser.parse_args()
-    if args.cpu_time:
-        CLOCK["cpu"] = True
     if args.quick:
         args.docs, args.repeats, args.fallback_docs = 200, 1, 50
     if lmd.BACKEND != "native":
@@ -238,7 +244,9 @@ def main() -> int:
             raise SystemExit(f"no real-*.jsonl shards in {args.real}: run bench/real_corpus.py")
         corpora["real"] = real[: args.docs]
     results = [
-        bench_corpus(name, texts, args.repeats, args.fallback_docs, args.only)
+        bench_corpus(
+            name, texts, args.repeats, args.fallback_docs, only=args.only, cpu_time=args.cpu_time
+        )
         for name, texts in corpora.items()
     ]
     print(
