@@ -20,10 +20,12 @@ constexpr std::size_t kLanes = 8;  // permutations per register
 // 105593).
 constexpr __mmask8 kAll = 0xFF;
 
-template <std::size_t R>
-LUMINAMOON_AVX512 inline void update_block(const std::uint64_t* hashes, std::size_t count,
-                                           const std::uint64_t* a, const std::uint64_t* b,
-                                           std::uint32_t* mins) {
+// R registers of 8 permutations hold the whole state (R <= 8: 24 of the 32 registers); shingle j's
+// hash is hash_at(j).
+template <std::size_t R, class HashAt>
+LUMINAMOON_AVX512 inline void update_registers(HashAt hash_at, std::size_t count,
+                                               const std::uint64_t* a, const std::uint64_t* b,
+                                               std::uint32_t* mins) {
   __m512i va[R];
   __m512i vb[R];
   __m512i vm[R];
@@ -37,7 +39,7 @@ LUMINAMOON_AVX512 inline void update_block(const std::uint64_t* hashes, std::siz
                             low_ones);
   }
   for (std::size_t j = 0; j < count; ++j) {
-    const __m512i x = _mm512_set1_epi64(static_cast<long long>(hashes[j]));
+    const __m512i x = _mm512_set1_epi64(static_cast<long long>(hash_at(j)));
 #pragma GCC unroll 8
     for (std::size_t r = 0; r < R; ++r) {
       vm[r] = _mm512_maskz_min_epu64(kAll, vm[r],
@@ -52,41 +54,25 @@ LUMINAMOON_AVX512 inline void update_block(const std::uint64_t* hashes, std::siz
   }
 }
 
-// update_block with each shingle hashed in the loop (kernels.h, MinHashUpdateWordsFn): R
-// registers of 8 permutations hold the whole state (R <= 8: 24 of the 32 registers), so every
-// shingle is hashed once.
+template <std::size_t R>
+LUMINAMOON_AVX512 inline void update_block(const std::uint64_t* hashes, std::size_t count,
+                                           const std::uint64_t* a, const std::uint64_t* b,
+                                           std::uint32_t* mins) {
+  update_registers<R>([hashes](std::size_t j) { return hashes[j]; }, count, a, b, mins);
+}
+
+// update_block with each shingle hashed in the loop (kernels.h, MinHashUpdateWordsFn), so every
+// shingle is hashed once and its scalar hashing overlaps the vector multiplies.
 template <std::size_t R>
 LUMINAMOON_AVX512 inline void update_words_block(const char* text, const std::size_t* starts,
                                                  std::size_t count, std::size_t ngram,
                                                  const std::uint64_t* a, const std::uint64_t* b,
                                                  std::uint32_t* mins) {
-  __m512i va[R];
-  __m512i vb[R];
-  __m512i vm[R];
-  const __m512i low_ones = _mm512_set1_epi64(0xFFFFFFFFLL);
-#pragma GCC unroll 8
-  for (std::size_t r = 0; r < R; ++r) {
-    va[r] = _mm512_loadu_si512(a + kLanes * r);
-    vb[r] = _mm512_loadu_si512(b + kLanes * r);
-    const __m256i m = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(mins + kLanes * r));
-    vm[r] = _mm512_or_si512(_mm512_maskz_slli_epi64(kAll, _mm512_maskz_cvtepu32_epi64(kAll, m), 32),
-                            low_ones);
-  }
-  for (std::size_t j = 0; j < count; ++j) {
-    const std::uint64_t h = shingle_hash(text + starts[j], starts[j + ngram] - 1 - starts[j]);
-    const __m512i x = _mm512_set1_epi64(static_cast<long long>(h));
-#pragma GCC unroll 8
-    for (std::size_t r = 0; r < R; ++r) {
-      vm[r] = _mm512_maskz_min_epu64(kAll, vm[r],
-                                     _mm512_add_epi64(_mm512_mullo_epi64(va[r], x), vb[r]));
-    }
-  }
-#pragma GCC unroll 8
-  for (std::size_t r = 0; r < R; ++r) {
-    _mm256_storeu_si256(
-        reinterpret_cast<__m256i*>(mins + kLanes * r),
-        _mm512_maskz_cvtepi64_epi32(kAll, _mm512_maskz_srli_epi64(kAll, vm[r], 32)));
-  }
+  update_registers<R>(
+      [text, starts, ngram](std::size_t j) {
+        return shingle_hash(text + starts[j], starts[j + ngram] - 1 - starts[j]);
+      },
+      count, a, b, mins);
 }
 
 }  // namespace
