@@ -89,6 +89,23 @@ def machine() -> dict[str, Any]:
     }
 
 
+# Options that only say where a run writes its output: not part of what was measured.
+OUTPUT_OPTIONS = frozenset({"json", "write_real"})
+
+
+def recorded_config(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The options of a run as recorded: output destinations left out, and an absolute path
+    (a corpus given on the command line) kept as its last component, so that the committed
+    results name no folder of the machine that ran them."""
+    recorded: dict[str, Any] = {}
+    for key, value in config.items():
+        if key in OUTPUT_OPTIONS:
+            continue
+        text = str(value) if isinstance(value, (str, os.PathLike)) else None
+        recorded[key] = Path(text).name if text is not None and Path(text).is_absolute() else value
+    return recorded
+
+
 def record(
     name: str,
     figures: Any,
@@ -111,7 +128,7 @@ def record(
             "commit": commit(),
             "machine": machine(),
             "quick": quick,
-            "config": {k: v for k, v in (config or {}).items() if k != "json"},
+            "config": recorded_config(config or {}),
             "figures": figures,
         }
     )

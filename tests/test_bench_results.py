@@ -21,6 +21,24 @@ def results_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
+def test_recorded_config_names_no_folder_of_the_machine(results_dir: Path) -> None:
+    config = {
+        "docs": 10,
+        "json": "out.json",
+        "write_real": str(results_dir / "corpora"),
+        "real": str(results_dir / "real"),
+        "corpus": "bench/out/real",
+        "seed": None,
+    }
+    path = results_json.record("paths", {"x": 1.0}, config=config)
+    assert path is not None
+    run = json.loads(path.read_text(encoding="utf-8"))["runs"][0]
+    # Output destinations are left out; an absolute input path keeps its last component; a
+    # relative one (inside the repository) is kept whole.
+    assert run["config"] == {"docs": 10, "real": "real", "corpus": "bench/out/real", "seed": None}
+    assert str(results_dir) not in path.read_text(encoding="utf-8")
+
+
 def test_record_appends_runs_with_machine_and_commit(results_dir: Path) -> None:
     first = {"ascii": {"ours": 100.0, "peer": 10.0}, "rows": [{"name": "a", "mb_per_s": 5}]}
     second = {"ascii": {"ours": 150.0, "peer": 10.0}, "rows": [{"name": "a", "mb_per_s": 4}]}
