@@ -384,7 +384,20 @@ void gopher_quality_metrics(Document& doc, Metrics& out) {
 
 // -- FineWeb --------------------------------------------------------------------------------
 
-void fineweb_metrics(Document& doc, std::int64_t short_line_length, Metrics& out, StopAfter stop) {
+std::size_t word_count_lower_bound(std::string_view text) {
+  std::size_t count = 0;
+  bool after_space = true;  // the text's start counts as after whitespace
+  for (const char c : text) {
+    const auto b = static_cast<unsigned char>(c);
+    count += static_cast<std::size_t>(after_space && b > 0x20 && b < 0x7F);
+    // The ASCII bytes the tokenizer splits words at: \t \n \v \f \r, 0x1C-0x1F and ' '.
+    after_space = b == ' ' || (b >= '\t' && b <= '\r') || (b >= 0x1C && b <= 0x1F);
+  }
+  return count;
+}
+
+void fineweb_metrics(Document& doc, std::int64_t short_line_length, Metrics& out, StopAfter stop,
+                     double newline_word_ratio_passes_at) {
   const std::string_view text = doc.text();
   std::vector<std::string_view>& lines = doc.scratch().pieces;
   lines.clear();
@@ -415,6 +428,20 @@ void fineweb_metrics(Document& doc, std::int64_t short_line_length, Metrics& out
   out[kFinewebShortLineRatio] = ratio(short_lines, lines.size());
   out[kFinewebDupLineCharRatio] = ratio(dup_chars, doc.chars(text) - newlines);
   if (stop != nullptr && (*stop)(kFinewebDupLineCharRatio)) return;
+  if (newlines == 0) {  // 0 / tokens, whatever the tokens
+    out[kFinewebNewlineWordRatio] = 0.0;
+    return;
+  }
+  // newlines / tokens <= newlines / bound for any 0 < bound <= tokens (division rounds
+  // monotonically), so a bound that passes the rule decides it without tokenizing.
+  if (newline_word_ratio_passes_at >= 0.0) {
+    const std::size_t bound = word_count_lower_bound(text);
+    const double at_most = ratio(newlines, bound);
+    if (bound > 0 && at_most <= newline_word_ratio_passes_at) {
+      out[kFinewebNewlineWordRatio] = at_most;
+      return;
+    }
+  }
   out[kFinewebNewlineWordRatio] = ratio(newlines, doc.tokens().size());
 }
 

@@ -290,6 +290,9 @@ struct QualityFilter::Impl {
   std::int64_t ngram_n = 2;
   std::int64_t ngram_window = 0;
   std::int64_t short_line_length = 0;
+  // The fineweb_max_newline_word_ratio threshold (-inf when the rule is off): fineweb_metrics
+  // needs only to know whether the ratio passes it.
+  double newline_word_ratio_passes_at = -std::numeric_limits<double>::infinity();
   // c4_pass counts sentences up to this (the c4_min_sentences threshold; 0 when the rule is
   // off): evaluate() only compares the count with the threshold.
   double c4_sentence_cap = 0;
@@ -395,7 +398,7 @@ struct QualityFilter::Impl {
           gopher_repetition_metrics(s.doc, s.metrics, &stop);
           break;
         case Preset::kFineWeb:
-          fineweb_metrics(s.doc, short_line_length, s.metrics, &stop);
+          fineweb_metrics(s.doc, short_line_length, s.metrics, &stop, newline_word_ratio_passes_at);
           break;
         case Preset::kLanguage:
           // The text is valid UTF-8 here (repaired above), as LanguageFilter's detection needs.
@@ -492,6 +495,9 @@ QualityFilter::QualityFilter(
   m.ngram_n = m.int_setting("ngram_n");
   m.ngram_window = m.int_setting("ngram_window");
   m.short_line_length = m.int_setting("fineweb_short_line_length");
+  if (const auto* max_ratio = std::get_if<double>(&m.setting("fineweb_max_newline_word_ratio"))) {
+    m.newline_word_ratio_passes_at = *max_ratio;
+  }
   if (const auto min_sentences = optional_int("c4_min_sentences")) {
     m.c4_sentence_cap = static_cast<double>(*min_sentences);
   }

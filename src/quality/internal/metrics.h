@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -146,8 +147,18 @@ void core_metrics(Document& doc, std::int64_t ngram_n, std::int64_t ngram_window
                   StopAfter stop = nullptr);
 void gopher_quality_metrics(Document& doc, Metrics& out);
 void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop = nullptr);
-void fineweb_metrics(Document& doc, std::int64_t short_line_length, Metrics& out,
-                     StopAfter stop = nullptr);
+// `newline_word_ratio_passes_at`: when the caller only needs to know whether the newline/word
+// ratio is at most this (a filter whose rule has this threshold), a document whose ratio is
+// bounded below it from a lower bound on the word count is not tokenized, and the metric holds
+// that bound instead of the exact ratio. -inf (the default): always the exact ratio.
+void fineweb_metrics(
+    Document& doc, std::int64_t short_line_length, Metrics& out, StopAfter stop = nullptr,
+    double newline_word_ratio_passes_at = -std::numeric_limits<double>::infinity());
+
+// A lower bound on the number of non-whitespace tokens of `text` (Document::tokens): the printable
+// ASCII bytes that start the text or follow an ASCII whitespace byte. Each starts a different
+// whitespace-delimited word, and the tokenizer gives every word at least one token.
+std::size_t word_count_lower_bound(std::string_view text);
 
 struct C4Options {
   std::optional<std::int64_t> max_word_length;     // nullopt: no limit
