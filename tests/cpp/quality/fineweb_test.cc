@@ -101,6 +101,41 @@ TEST(FineWebWordBound, NeverExceedsTheTokenCount) {
             1u);
 }
 
+// The definition, one byte at a time (the function takes 16 bytes at a time where it can).
+std::size_t reference_bound(std::string_view text) {
+  std::size_t count = 0;
+  bool after_space = true;
+  for (const char c : text) {
+    const auto b = static_cast<unsigned char>(c);
+    if (after_space && b >= 0x21 && b <= 0x7E) ++count;
+    after_space = b == ' ' || b == '\t' || b == '\n' || b == '\v' || b == '\f' || b == '\r' ||
+                  b == 0x1C || b == 0x1D || b == 0x1E || b == 0x1F;
+  }
+  return count;
+}
+
+TEST(FineWebWordBound, EveryByteValueAtEveryBlockOffset) {
+  // Bytes at the edges of each class (0x08/0x09, 0x0D/0x0E, 0x1B/0x1C, 0x1F/0x20, 0x20/0x21,
+  // 0x7E/0x7F/0x80, 0xFF) and all others, on random strings crossing 16-byte blocks.
+  std::mt19937 rng(3);
+  for (int round = 0; round < 20000; ++round) {
+    std::string text(rng() % 100, '\0');
+    const bool edges = round % 2 == 0;
+    constexpr unsigned char kEdges[] = {0x08, 0x09, 0x0D, 0x0E, 0x1B, 0x1C, 0x1F, 0x20,
+                                        0x21, 0x61, 0x7E, 0x7F, 0x80, 0xC3, 0xFF, 0x00};
+    for (char& c : text) c = static_cast<char>(edges ? kEdges[rng() % 16] : rng() % 256);
+    ASSERT_EQ(word_count_lower_bound(text), reference_bound(text)) << round;
+  }
+  for (std::size_t at = 0; at < 40; ++at) {  // one word start at every offset
+    for (const char before : {' ', '\t', '\x1f', 'x', '\x7f', '\x08'}) {
+      std::string text(at, 'y');
+      text += before;
+      text += "z";
+      ASSERT_EQ(word_count_lower_bound(text), reference_bound(text)) << at;
+    }
+  }
+}
+
 TEST(FineWebWordBound, DecisionsAndValuesAreThoseOfTheExactRatio) {
   std::vector<std::string> texts = random_documents(3000, 11);
   texts.emplace_back("");
