@@ -306,13 +306,12 @@ int main(int argc, char** argv) {
                                    xxh3_long, isa, size);
     }
   }
-  using luminamoon::data::minhash_internal::AsciiPath;
-  for (const auto& [name, path] :
-       {std::pair{"scalar", AsciiPath::kScalar}, std::pair{"tokens", AsciiPath::kTokens},
-        std::pair{"compact", AsciiPath::kCompact}, std::pair{"compress", AsciiPath::kCompress}}) {
-    if (luminamoon::data::minhash_internal::ascii_path_supported(path)) {
-      benchmark::RegisterBenchmark((std::string("short_shingles/corpus/") + name).c_str(),
-                                   short_shingles, path);
+  namespace mi = luminamoon::data::minhash_internal;
+  for (const mi::AsciiPath path : mi::kAsciiPaths) {
+    if (mi::ascii_path_supported(path)) {
+      benchmark::RegisterBenchmark(
+          (std::string("short_shingles/corpus/") + mi::ascii_path_name(path)).c_str(),
+          short_shingles, path);
     }
   }
   benchmark::RegisterBenchmark("short_signatures/corpus", short_signatures);

@@ -42,6 +42,23 @@ using WordShingleSink = void (*)(void* context, const char* text, const std::siz
 // lowercase mapping changes a character's encoded length. The document's last bytes (fewer than
 // 64) are one block padded with spaces.
 enum class AsciiPath { kScalar, kTokens, kCompact, kCompress };
+inline constexpr AsciiPath kAsciiPaths[] = {AsciiPath::kScalar, AsciiPath::kTokens,
+                                            AsciiPath::kCompact, AsciiPath::kCompress};
+
+// The path's name in test messages and benchmark rows.
+constexpr const char* ascii_path_name(AsciiPath path) noexcept {
+  switch (path) {
+    case AsciiPath::kScalar:
+      return "scalar";
+    case AsciiPath::kTokens:
+      return "tokens";
+    case AsciiPath::kCompact:
+      return "compact";
+    case AsciiPath::kCompress:
+      return "compress";
+  }
+  return "?";
+}
 
 // The path the live ISA (active_isa(), LUMINAMOON_SIMD) runs: kCompress on avx512 where the CPU
 // has VBMI2 and BMI2, else kCompact on avx2 and avx512; kTokens elsewhere, and when the ISA setting

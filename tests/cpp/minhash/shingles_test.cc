@@ -89,24 +89,10 @@ std::string random_document(std::mt19937_64& rng) {
 // The block paths this CPU can run.
 std::vector<AsciiPath> block_paths() {
   std::vector<AsciiPath> paths;
-  for (const AsciiPath path : {AsciiPath::kTokens, AsciiPath::kCompact, AsciiPath::kCompress}) {
-    if (ascii_path_supported(path)) paths.push_back(path);
+  for (const AsciiPath path : kAsciiPaths) {
+    if (path != AsciiPath::kScalar && ascii_path_supported(path)) paths.push_back(path);
   }
   return paths;
-}
-
-const char* path_name(AsciiPath path) {
-  switch (path) {
-    case AsciiPath::kScalar:
-      return "scalar";
-    case AsciiPath::kTokens:
-      return "tokens";
-    case AsciiPath::kCompact:
-      return "compact";
-    case AsciiPath::kCompress:
-      return "compress";
-  }
-  return "?";
 }
 
 void expect_same_as_scalar(const std::vector<std::string>& docs,
@@ -119,9 +105,9 @@ void expect_same_as_scalar(const std::vector<std::string>& docs,
         const Shingled expected = shingle(scalar, docs[d]);
         const Shingled got = shingle(blocks, docs[d]);
         ASSERT_EQ(got.normalized, expected.normalized)
-            << path_name(path) << ", ngram " << ngram << ", doc " << d;
+            << ascii_path_name(path) << ", ngram " << ngram << ", doc " << d;
         ASSERT_EQ(got.hashes, expected.hashes)
-            << path_name(path) << ", ngram " << ngram << ", doc " << d;
+            << ascii_path_name(path) << ", ngram " << ngram << ", doc " << d;
         ASSERT_EQ(got.count, expected.hashes.size());
         ASSERT_EQ(expected.count, expected.hashes.size());
       }
@@ -195,8 +181,7 @@ TEST(ShinglerAsciiPath, BlockPathsMatchScalar) {
 }
 
 TEST(ShinglerAsciiPath, NormalisedTextHasSingleSpacesOnly) {
-  for (const AsciiPath path :
-       {AsciiPath::kScalar, AsciiPath::kTokens, AsciiPath::kCompact, AsciiPath::kCompress}) {
+  for (const AsciiPath path : kAsciiPaths) {
     if (!ascii_path_supported(path)) continue;
     Shingler shingler(ShingleKind::kWord, 5, path);
     std::mt19937_64 rng(16);
@@ -212,8 +197,7 @@ TEST(ShinglerAsciiPath, NormalisedTextHasSingleSpacesOnly) {
 }
 
 TEST(ShinglerAsciiPath, ShortDocumentIsOneShingleOfTheWholeText) {
-  for (const AsciiPath path :
-       {AsciiPath::kScalar, AsciiPath::kTokens, AsciiPath::kCompact, AsciiPath::kCompress}) {
+  for (const AsciiPath path : kAsciiPaths) {
     if (!ascii_path_supported(path)) continue;
     Shingler four(ShingleKind::kWord, 4, path);
     Shingler one(ShingleKind::kWord, 1, path);
