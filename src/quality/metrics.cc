@@ -388,15 +388,6 @@ void gopher_quality_metrics(Document& doc, Metrics& out) {
 
 // -- FineWeb --------------------------------------------------------------------------------
 
-namespace {
-
-// The ASCII bytes the tokenizer splits words at: \t \n \v \f \r, 0x1C-0x1F and ' '.
-constexpr bool is_ascii_word_break(unsigned char b) {
-  return b == ' ' || (b >= '\t' && b <= '\r') || (b >= 0x1C && b <= 0x1F);
-}
-
-}  // namespace
-
 std::size_t word_count_lower_bound(std::string_view text) {
   const auto* data = reinterpret_cast<const unsigned char*>(text.data());
   const std::size_t n = text.size();
@@ -429,7 +420,7 @@ std::size_t word_count_lower_bound(std::string_view text) {
   for (; i < n; ++i) {
     const unsigned char b = data[i];
     count += static_cast<std::size_t>(after_space && b > 0x20 && b < 0x7F);
-    after_space = is_ascii_word_break(b);
+    after_space = is_ascii_space(b);  // where the tokenizer splits words
   }
   return count;
 }

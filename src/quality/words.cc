@@ -765,9 +765,7 @@ bool is_punct_token(std::string_view token) {
 
 constexpr std::array<bool, 128> kAsciiSpace = [] {
   std::array<bool, 128> t{};
-  for (const char c : std::string_view(" \t\n\v\f\r\x1c\x1d\x1e\x1f")) {
-    t[static_cast<unsigned char>(c)] = true;
-  }
+  for (unsigned b = 0; b < 128; ++b) t[b] = is_ascii_space(static_cast<unsigned char>(b));
   return t;
 }();
 

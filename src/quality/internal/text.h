@@ -59,8 +59,13 @@ inline bool is_valid_utf8(std::string_view text) { return utf8_internal::is_vali
 // sequence becomes U+FFFD.
 inline std::string repair_utf8(std::string_view bytes) { return utf8_internal::repaired(bytes); }
 
+// The ASCII characters str.isspace() accepts: ' ', \t \n \v \f \r and 0x1C-0x1F.
+constexpr bool is_ascii_space(unsigned char b) {
+  return b == ' ' || (b >= 0x09 && b <= 0x0D) || (b >= 0x1C && b <= 0x1F);
+}
+
 inline bool is_space(char32_t cp) {
-  if (cp < 0x80) return cp == ' ' || (cp >= 0x09 && cp <= 0x0D) || (cp >= 0x1C && cp <= 0x1F);
+  if (cp < 0x80) return is_ascii_space(static_cast<unsigned char>(cp));
   return (flags(cp) & kSpace) != 0;
 }
 
