@@ -39,22 +39,34 @@ void split_newline_runs(std::string_view text, std::size_t min_run,
   out.push_back(text.substr(start));
 }
 
+// Makes room for n elements in a per-document buffer without clearing it: every buffer this file
+// grows is written below the current document's size before it is read there, so what a longer
+// document left above that size is never looked at (and costs no zero-filling per document).
+template <typename Buffer>
+void grow(Buffer& buffer, std::size_t n) {
+  if (buffer.size() < n) buffer.resize(n);
+}
+
 // Polynomial hashes modulo the Mersenne prime 2^61 - 1 with a per-process random base: the
 // hash of any run of whole words, however it is split into words, in O(1) from prefix sums.
 __extension__ using U128 = unsigned __int128;
 constexpr std::uint64_t kMersenne61 = (std::uint64_t{1} << 61) - 1;
 
+// x mod 2^61 - 1 for x < 2 (2^61 - 1), without a branch (the compiler made the plain `?:` a
+// branch that the chain of prefix hashes mispredicts half the time).
+std::uint64_t reduce_once(std::uint64_t x) {
+  const std::uint64_t over = x >= kMersenne61 ? ~std::uint64_t{0} : 0;
+  return x - (kMersenne61 & over);
+}
+
 std::uint64_t mul_mod(std::uint64_t a, std::uint64_t b) {
   const U128 r = static_cast<U128>(a) * b;
   const std::uint64_t folded =
       (static_cast<std::uint64_t>(r) & kMersenne61) + static_cast<std::uint64_t>(r >> 61);
-  return folded >= kMersenne61 ? folded - kMersenne61 : folded;
+  return reduce_once(folded);
 }
 
-std::uint64_t add_mod(std::uint64_t a, std::uint64_t b) {
-  const std::uint64_t s = a + b;
-  return s >= kMersenne61 ? s - kMersenne61 : s;
-}
+std::uint64_t add_mod(std::uint64_t a, std::uint64_t b) { return reduce_once(a + b); }
 
 std::uint64_t hash_base() {
   static const std::uint64_t base = (hash_seed() % (kMersenne61 - 1024)) + 257;
@@ -181,13 +193,13 @@ void live_positions(ProbeTable& table, std::size_t w, std::size_t size, const Sa
   const std::vector<std::size_t>& offsets = s.offsets;
   s.live.assign(w, 1);
   if (w < 5) return;
-  s.window.resize(w);
-  s.window_high.resize(w);
-  s.window_hash.resize(w);
-  s.bucket.resize(w);
-  s.chain.resize(w);
-  s.bucket_last.resize(w);
-  s.bucket_size.resize(w);
+  grow(s.window, w);
+  grow(s.window_high, w);
+  grow(s.window_hash, w);
+  grow(s.bucket, w);
+  grow(s.chain, w);
+  grow(s.bucket_last, w);
+  grow(s.bucket_size, w);
   constexpr std::uint32_t kNone = ~std::uint32_t{0};
   std::size_t windows = 0;  // positions with 8 bytes of `joined` from them on (offsets grow)
   while (windows < w && offsets[windows] + 8 <= size) ++windows;
@@ -248,16 +260,16 @@ void dup_ngram_char_ratios(ProbeTable& table, std::string_view text,
   const std::size_t w = words.size();
   // `joined`, its word offsets and the polynomial prefix hashes (a word's own hash is computed
   // at its first occurrence and reused: first_of still holds the word interning here).
-  s.offsets.resize(w + 1);
+  grow(s.offsets, w + 1);
   s.offsets[0] = 0;
   for (std::size_t i = 0; i < w; ++i) s.offsets[i + 1] = s.offsets[i] + words[i].size();
   // 16 bytes of slack after the words: a word of up to 16 bytes is copied as one 16-byte load
   // and store (the bytes past its end are overwritten by the next word, or land in the slack),
   // when 16 bytes can be read from it (the words are pieces of `text`).
-  s.joined.resize(s.offsets[w] + 16);
-  s.prefix_hash.resize(w + 1);
+  grow(s.joined, s.offsets[w] + 16);
+  grow(s.prefix_hash, w + 1);
   s.prefix_hash[0] = 0;
-  s.word_hash.resize(w);
+  grow(s.word_hash, w);
   const std::uint64_t* pow = powers();
   const char* text_end = text.data() + text.size();
   char* out_bytes = s.joined.data();
@@ -352,13 +364,13 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
   // integers). A word's key is its first 16 bytes (WordKey), read once and kept per position,
   // so a table hit is confirmed from two integers and the length; longer words also compare
   // their bytes.
-  s.prefix_chars.resize(w + 1);
+  grow(s.prefix_chars, w + 1);
   s.prefix_chars[0] = 0;
-  s.first_of.resize(w);
+  grow(s.first_of, w);
   s.counts.assign(w, 0);
-  s.key_low.resize(w);
-  s.key_high.resize(w);
-  s.key_hash.resize(w);
+  grow(s.key_low, w);
+  grow(s.key_high, w);
+  grow(s.key_hash, w);
   const char* text_end = text.data() + text.size();
   // First the keys, hashes and code points, position by position with no table access (so that
   // the work of many words overlaps), then the table lookups.
@@ -401,7 +413,8 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
   // the classes are the interned words and repeated[i] is "the word occurs twice".
   std::vector<std::uint32_t>& cls = s.gram_class;    // per position: its (n-1)-gram's class
   std::vector<std::uint8_t>& repeated = s.repeated;  // per position: its (n-1)-gram repeats
-  cls.assign(s.first_of.begin(), s.first_of.end());  // (first_of stays: the word interning)
+  cls.assign(s.first_of.begin(), s.first_of.begin() + static_cast<std::ptrdiff_t>(w));
+  // (first_of stays: the word interning)
   repeated.resize(w);
   for (std::size_t i = 0; i < w; ++i) repeated[i] = s.counts[cls[i]] >= 2 ? 1 : 0;
   for (std::size_t n = 2; n <= 4; ++n) {
