@@ -8,6 +8,7 @@
 // 2-4-grams that hold a once-occurring (n-1)-gram (each n-gram is keyed by the classes of its two
 // (n-1)-grams), and 5-10-gram positions whose 5-gram starts no other word (see live_positions).
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 #include "quality/internal/metrics.h"
@@ -38,6 +39,14 @@ void split_newline_runs(std::string_view text, std::size_t min_run,
   out.push_back(text.substr(start));
 }
 
+// Makes room for n elements in a per-document buffer without clearing it: every buffer this file
+// grows is written below the current document's size before it is read there, so what a longer
+// document left above that size is never looked at (and costs no zero-filling per document).
+template <typename Buffer>
+void grow(Buffer& buffer, std::size_t n) {
+  if (buffer.size() < n) buffer.resize(n);
+}
+
 // Polynomial hashes modulo the Mersenne prime 2^61 - 1 with a per-process random base: the
 // hash of any run of whole words, however it is split into words, in O(1) from prefix sums.
 __extension__ using U128 = unsigned __int128;
@@ -47,12 +56,15 @@ std::uint64_t mul_mod(std::uint64_t a, std::uint64_t b) {
   const U128 r = static_cast<U128>(a) * b;
   const std::uint64_t folded =
       (static_cast<std::uint64_t>(r) & kMersenne61) + static_cast<std::uint64_t>(r >> 61);
-  return folded >= kMersenne61 ? folded - kMersenne61 : folded;
+  return folded >= kMersenne61 ? folded - kMersenne61 : folded;  // (a cmov here)
 }
 
 std::uint64_t add_mod(std::uint64_t a, std::uint64_t b) {
+  // Without a branch: the compiler made the plain `?:` a branch, which the chain of prefix
+  // hashes mispredicted half the time (the same `?:` in mul_mod is a cmov, kept: measured).
   const std::uint64_t s = a + b;
-  return s >= kMersenne61 ? s - kMersenne61 : s;
+  const std::uint64_t over = s >= kMersenne61 ? ~std::uint64_t{0} : 0;
+  return s - (kMersenne61 & over);
 }
 
 std::uint64_t hash_base() {
@@ -82,12 +94,27 @@ std::uint64_t base_power(const std::uint64_t* table, std::size_t k) {
   return result;
 }
 
-// Horner's hash of one word's bytes (each byte + 1, so that zero bytes count).
-std::uint64_t word_poly_hash(std::string_view word) {
-  const std::uint64_t base = hash_base();
-  std::uint64_t h = 0;
-  for (const char c : word) h = add_mod(mul_mod(h, base), static_cast<unsigned char>(c) + 1u);
-  return h;
+// The polynomial hash of one word's bytes b_0..b_{n-1}: the sum of (b_k + 1) B^(n-1-k) (each
+// byte + 1, so that zero bytes count). Below kPowers bytes the terms are independent products
+// summed in 128 bits and reduced once (no chain of n dependent multiplications); longer words
+// take Horner's rule. Both give the same value.
+std::uint64_t word_poly_hash(std::string_view word, const std::uint64_t* pow) {
+  const std::size_t n = word.size();
+  const auto* bytes = reinterpret_cast<const unsigned char*>(word.data());
+  if (n >= kPowers) {
+    const std::uint64_t base = hash_base();
+    std::uint64_t h = 0;
+    for (std::size_t k = 0; k < n; ++k) h = add_mod(mul_mod(h, base), bytes[k] + 1u);
+    return h;
+  }
+  U128 sum = 0;  // n terms below 2^70 each: below 2^79
+  for (std::size_t k = 0; k < n; ++k) sum += static_cast<U128>(pow[n - 1 - k]) * (bytes[k] + 1u);
+  // 2^64 = 2^3 (mod 2^61 - 1): fold the high half in, then the bits above 61 (twice).
+  const auto lo = static_cast<std::uint64_t>(sum);
+  const auto hi = static_cast<std::uint64_t>(sum >> 64);
+  std::uint64_t r = (lo & kMersenne61) + (lo >> 61) + (hi << 3);  // below 2^62
+  r = (r & kMersenne61) + (r >> 61);
+  return r >= kMersenne61 ? r - kMersenne61 : r;
 }
 
 // Whether the n-grams (5 <= n <= 10) at a and b are the same words, from the word 4-gram classes
@@ -108,54 +135,45 @@ std::uint64_t load64(const char* p) {
   return v;
 }
 
-std::uint64_t load32(const char* p) {
-  std::uint32_t v;
-  std::memcpy(&v, p, 4);
-  return v;
-}
+// A word's first min(n, 16) bytes as two little-endian integers, zero past its end: with its
+// length n, the word itself when n <= 16. Two loads and two masks when 16 bytes can be read from
+// the word (`end`: the end of the text the word is a piece of), a copy otherwise.
+struct WordKey {
+  std::uint64_t low;
+  std::uint64_t high;
+};
 
-// The interning hash of a word, seeded: up to 16 bytes from two loads that cover the word
-// (overlapping, never past its end), longer words by XXH3. Equal words hash equally; a collision
-// costs a comparison, never an answer.
-std::uint64_t word_key_hash(std::string_view word) {
-  const char* p = word.data();
-  const std::size_t n = word.size();
-  std::uint64_t a = 0;
-  std::uint64_t b = 0;
-  if (n > 16) return mix64(hash_bytes(word));
-  if (n >= 8) {
-    a = load64(p);
-    b = load64(p + n - 8);
-  } else if (n >= 4) {
-    a = load32(p);
-    b = load32(p + n - 4);
-  } else if (n > 0) {
-    a = static_cast<unsigned char>(p[0]) |
-        (std::uint64_t{static_cast<unsigned char>(p[n / 2])} << 8) |
-        (std::uint64_t{static_cast<unsigned char>(p[n - 1])} << 16);
+constexpr std::array<std::uint64_t, 17> kLowMask = [] {
+  std::array<std::uint64_t, 17> m{};
+  for (std::size_t n = 0; n <= 16; ++n)
+    m[n] = n >= 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * n)) - 1;
+  return m;
+}();
+constexpr std::array<std::uint64_t, 17> kHighMask = [] {
+  std::array<std::uint64_t, 17> m{};
+  for (std::size_t n = 0; n <= 16; ++n) {
+    m[n] = n <= 8 ? 0 : n == 16 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * (n - 8))) - 1;
   }
-  return mix64(mix64(a ^ (std::uint64_t{n} << 59)) + b);
+  return m;
+}();
+
+WordKey word_key(std::string_view word, const char* end) {
+  const char* p = word.data();
+  const std::size_t m = word.size() < 16 ? word.size() : 16;
+  if (end - p >= 16) return {load64(p) & kLowMask[m], load64(p + 8) & kHighMask[m]};
+  char block[16] = {};
+  std::memcpy(block, p, m);
+  return {load64(block), load64(block + 8)};
 }
 
-// Whether two words are equal: up to 16 bytes by the same two loads as word_key_hash (no call).
-bool same_word(std::string_view x, std::string_view y) {
-  const std::size_t n = x.size();
-  if (n != y.size()) return false;
-  const char* p = x.data();
-  const char* q = y.data();
-  if (n >= 8 && n <= 16) return load64(p) == load64(q) && load64(p + n - 8) == load64(q + n - 8);
-  if (n >= 4 && n < 8) return load32(p) == load32(q) && load32(p + n - 4) == load32(q + n - 4);
-  return x == y;
-}
-
-// Whether the `len` bytes (len >= 8) at x and at y are equal, given that their first 8 are: one
-// more 8-byte load decides up to 16 bytes (the last 8 overlap the first 8); longer runs compare
-// bytes 8..16 first (where most near misses differ), then ask `same()` (the same words, so the
-// same bytes, without reading them), then compare the rest.
-template <typename Same>
-bool equal_after_window(const char* x, const char* y, std::size_t len, Same&& same) {
-  if (len <= 16) return load64(x + len - 8) == load64(y + len - 8);
-  return load64(x + 8) == load64(y + 8) && (same() || std::memcmp(x + 16, y + 16, len - 16) == 0);
+// The UTF-8 continuation bytes (10xxxxxx) of a key (bytes past the word are zero, not counted):
+// a word of up to 16 bytes of valid UTF-8 has n minus these code points.
+std::size_t continuation_bytes(const WordKey& key) {
+  constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+  const std::uint64_t low = (key.low & ~(key.low << 1) & kHigh) >> 7;  // 1 per such byte
+  const std::uint64_t high = (key.high & ~(key.high << 1) & kHigh) >> 7;
+  return static_cast<std::size_t>(((low + high) * kOnes) >> 56);  // byte sums, at most 16
 }
 
 // The largest bucket of equal 8-byte windows whose members are compared pairwise; a larger one
@@ -166,70 +184,110 @@ constexpr std::size_t kMaxCompared = 32;
 // mean that the bytes of `joined` from word j on start with the 5-gram at i. Positions are
 // bucketed by their first 8 bytes of `joined`; a 5-gram of 8+ bytes is looked for only at the
 // other starts of its bucket. Other positions stay live (checked in full, as datatrove does).
-void live_positions(ProbeTable& table, std::size_t w, const SameWords& same_words,
+// `joined` has 16 bytes of slack after its `size` bytes, so bytes 8..16 can be read from any
+// position (window_high); slack bytes are never compared.
+void live_positions(ProbeTable& table, std::size_t w, std::size_t size, const SameWords& same_words,
                     Document::Scratch& s) {
-  const std::string_view all(s.joined);
+  const char* all = s.joined.data();
   const std::vector<std::size_t>& offsets = s.offsets;
   s.live.assign(w, 1);
   if (w < 5) return;
-  s.window.resize(w);
-  s.bucket.resize(w);
-  s.chain.resize(w);
-  s.bucket_last.resize(w);
-  s.bucket_size.assign(w, 0);
+  grow(s.window, w);
+  grow(s.window_high, w);
+  grow(s.window_hash, w);
+  grow(s.bucket, w);
+  grow(s.chain, w);
+  grow(s.bucket_last, w);
+  grow(s.bucket_size, w);
   constexpr std::uint32_t kNone = ~std::uint32_t{0};
-  table.reset(w);
   std::size_t windows = 0;  // positions with 8 bytes of `joined` from them on (offsets grow)
-  for (std::size_t i = 0; i < w && offsets[i] + 8 <= all.size(); ++i, ++windows) {
-    std::memcpy(&s.window[i], all.data() + offsets[i], 8);
+  while (windows < w && offsets[windows] + 8 <= size) ++windows;
+  // The windows and their hashes first (no table access, so many positions overlap), then the
+  // buckets.
+  for (std::size_t i = 0; i < windows; ++i) {
+    s.window[i] = load64(all + offsets[i]);
+    s.window_high[i] = load64(all + offsets[i] + 8);
+    s.window_hash[i] = mix64(s.window[i]);
+  }
+  table.reset(windows);
+  for (std::size_t i = 0; i < windows; ++i) {
     const std::uint64_t key = s.window[i];
     const std::uint32_t first =
-        table.find_or_insert(mix64(key), static_cast<std::uint32_t>(i),
+        table.find_or_insert(s.window_hash[i], static_cast<std::uint32_t>(i),
                              [&](std::uint32_t stored) { return s.window[stored] == key; });
     s.bucket[i] = first;
-    s.chain[i] = first == i ? kNone : s.bucket_last[first];
+    const bool opens = first == i;
+    s.chain[i] = opens ? kNone : s.bucket_last[first];
     s.bucket_last[first] = static_cast<std::uint32_t>(i);
-    ++s.bucket_size[first];
+    s.bucket_size[first] = opens ? 1 : s.bucket_size[first] + 1;
   }
-  for (std::size_t i = 0; i + 5 <= w && i < windows; ++i) {
+  // Positions alone in their bucket (most of them) have no partner; those in a bucket of 2 to
+  // kMaxCompared are listed (without branches) and compared with the bucket's other members.
+  const std::size_t checked = std::min(windows, w - 4);
+  std::vector<std::uint32_t>& compare = s.live_list;
+  compare.resize(checked);
+  std::size_t listed = 0;
+  for (std::size_t i = 0; i < checked; ++i) {
+    const std::uint32_t members = s.bucket_size[s.bucket[i]];
+    const bool long_gram = offsets[i + 5] - offsets[i] >= 8;
+    s.live[i] = long_gram && members == 1 ? 0 : 1;
+    compare[listed] = static_cast<std::uint32_t>(i);
+    listed += static_cast<std::size_t>(long_gram && members >= 2 && members <= kMaxCompared);
+  }
+  for (std::size_t k = 0; k < listed; ++k) {
+    const std::uint32_t i = compare[k];
     const std::size_t gram = offsets[i + 5] - offsets[i];
-    if (gram < 8) continue;
-    const std::uint32_t bucket = s.bucket[i];
-    if (s.bucket_size[bucket] > kMaxCompared) continue;
+    const std::uint64_t high = s.window_high[i];
+    // Bytes 8..gram of the 5-gram (the first 8 are the bucket's): for gram <= 16 only the low
+    // gram - 8 bytes of window_high count.
+    const std::uint64_t mask = gram >= 16 ? ~std::uint64_t{0} : kLowMask[gram - 8];
     bool partner = false;
-    for (std::uint32_t j = s.bucket_last[bucket]; j != kNone && !partner; j = s.chain[j]) {
-      partner = j != i && offsets[j] + gram <= all.size() &&
-                equal_after_window(all.data() + offsets[i], all.data() + offsets[j], gram,
-                                   [&] { return j + 5 <= w && same_words(i, j, 5); });
+    for (std::uint32_t j = s.bucket_last[s.bucket[i]]; j != kNone && !partner; j = s.chain[j]) {
+      partner = j != i && offsets[j] + gram <= size && ((s.window_high[j] ^ high) & mask) == 0 &&
+                (gram <= 16 || (j + 5 <= w && same_words(i, j, 5)) ||
+                 std::memcmp(all + offsets[i] + 16, all + offsets[j] + 16, gram - 16) == 0);
     }
-    if (!partner) s.live[i] = 0;
+    s.live[i] = partner ? 1 : 0;
   }
 }
 
 // datatrove's find_all_duplicate for n = 5..10: n-grams joined with no separator (different
 // word splits of the same characters are the same n-gram), n words skipped after a repeat.
-void dup_ngram_char_ratios(ProbeTable& table, const std::vector<std::string_view>& words,
-                           const SameWords& same_words, std::size_t chars, Document::Scratch& s,
-                           Metrics& out, StopAfter stop) {
+void dup_ngram_char_ratios(ProbeTable& table, std::string_view text,
+                           const std::vector<std::string_view>& words, const SameWords& same_words,
+                           std::size_t chars, Document::Scratch& s, Metrics& out, StopAfter stop) {
   const std::size_t w = words.size();
   // `joined`, its word offsets and the polynomial prefix hashes (a word's own hash is computed
   // at its first occurrence and reused: first_of still holds the word interning here).
-  s.offsets.resize(w + 1);
+  grow(s.offsets, w + 1);
   s.offsets[0] = 0;
   for (std::size_t i = 0; i < w; ++i) s.offsets[i + 1] = s.offsets[i] + words[i].size();
-  s.joined.resize(s.offsets[w]);
-  s.prefix_hash.resize(w + 1);
+  // 16 bytes of slack after the words: a word of up to 16 bytes is copied as one 16-byte load
+  // and store (the bytes past its end are overwritten by the next word, or land in the slack),
+  // when 16 bytes can be read from it (the words are pieces of `text`).
+  grow(s.joined, s.offsets[w] + 16);
+  grow(s.prefix_hash, w + 1);
   s.prefix_hash[0] = 0;
-  s.word_hash.resize(w);
+  grow(s.word_hash, w);
   const std::uint64_t* pow = powers();
+  const char* text_end = text.data() + text.size();
+  char* out_bytes = s.joined.data();
   for (std::size_t i = 0; i < w; ++i) {
+    const std::string_view word = words[i];
     const std::uint32_t first = s.first_of[i];
-    if (first == i) s.word_hash[i] = word_poly_hash(words[i]);
+    if (first == i) s.word_hash[i] = word_poly_hash(word, pow);
     s.prefix_hash[i + 1] =
-        add_mod(mul_mod(s.prefix_hash[i], base_power(pow, words[i].size())), s.word_hash[first]);
-    std::memcpy(s.joined.data() + s.offsets[i], words[i].data(), words[i].size());
+        add_mod(mul_mod(s.prefix_hash[i], base_power(pow, word.size())), s.word_hash[first]);
+    if (word.size() <= 16 && text_end - word.data() >= 16) {
+      char block[16];
+      std::memcpy(block, word.data(), 16);
+      std::memcpy(out_bytes + s.offsets[i], block, 16);
+    } else {
+      std::memcpy(out_bytes + s.offsets[i], word.data(), word.size());
+    }
   }
-  live_positions(table, w, same_words, s);
+  const std::size_t size = s.offsets[w];
+  live_positions(table, w, size, same_words, s);
   s.live_list.resize(w);
   std::size_t live = 0;
   for (std::size_t i = 0; i < w; ++i) {  // (branch-free: live is about a quarter of positions)
@@ -237,7 +295,7 @@ void dup_ngram_char_ratios(ProbeTable& table, const std::vector<std::string_view
     live += static_cast<std::size_t>(s.live[i] != 0);
   }
   s.live_list.resize(live);
-  const std::string_view all(s.joined);
+  const std::string_view all(s.joined.data(), size);
   const std::vector<std::size_t>& offsets = s.offsets;
   const std::vector<std::uint64_t>& prefix = s.prefix_hash;
 
@@ -300,22 +358,45 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
 
   const std::vector<std::string_view>& words = doc.tokens();
   const std::size_t w = words.size();
-  s.prefix_chars.resize(w + 1);  // code points of words[0, i)
+  // One pass over the words: prefix_chars (code points of words[0, i)) and the word interning
+  // (first_of[i]: where words[i] first occurs, so that n-grams of words compare as runs of
+  // integers). A word's key is its first 16 bytes (WordKey), read once and kept per position,
+  // so a table hit is confirmed from two integers and the length; longer words also compare
+  // their bytes.
+  grow(s.prefix_chars, w + 1);
   s.prefix_chars[0] = 0;
-  for (std::size_t i = 0; i < w; ++i)
-    s.prefix_chars[i + 1] = s.prefix_chars[i] + doc.chars(words[i]);
-
-  // Word interning: first_of[i] is where words[i] first occurs, so n-grams of words compare as
-  // runs of integers.
-  s.first_of.resize(w);
+  grow(s.first_of, w);
   s.counts.assign(w, 0);
-  table.reset(w);
+  grow(s.key_low, w);
+  grow(s.key_high, w);
+  grow(s.key_hash, w);
+  const char* text_end = text.data() + text.size();
+  // First the keys, hashes and code points, position by position with no table access (so that
+  // the work of many words overlaps), then the table lookups.
   for (std::size_t i = 0; i < w; ++i) {
     const std::string_view word = words[i];
-    s.first_of[i] =
-        table.find_or_insert(word_key_hash(word), static_cast<std::uint32_t>(i),
-                             [&](std::uint32_t stored) { return same_word(words[stored], word); });
-    ++s.counts[s.first_of[i]];
+    const std::size_t n = word.size();
+    const WordKey key = word_key(word, text_end);
+    s.key_low[i] = key.low;
+    s.key_high[i] = key.high;
+    const std::size_t code_points =
+        ascii ? n : (n <= 16 ? n - continuation_bytes(key) : count_code_points(word));
+    s.prefix_chars[i + 1] = s.prefix_chars[i] + code_points;
+    s.key_hash[i] = n <= 16 ? mix64(mix64(key.low ^ (std::uint64_t{n} << 59)) + key.high)
+                            : mix64(hash_bytes(word));
+  }
+  table.reset(w);
+  for (std::size_t i = 0; i < w; ++i) {
+    const std::uint64_t low = s.key_low[i];
+    const std::uint64_t high = s.key_high[i];
+    const std::size_t n = words[i].size();
+    const std::uint32_t first = table.find_or_insert(
+        s.key_hash[i], static_cast<std::uint32_t>(i), [&](std::uint32_t stored) {
+          return s.key_low[stored] == low && s.key_high[stored] == high &&
+                 words[stored].size() == n && (n <= 16 || words[stored] == words[i]);
+        });
+    s.first_of[i] = first;
+    ++s.counts[first];
   }
   // An n-gram that holds a once-occurring (n-1)-gram occurs once, so it is not counted. If no
   // n-gram repeats, the top one is the first n-gram, once (Counter.most_common(1) takes the
@@ -331,7 +412,8 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
   // the classes are the interned words and repeated[i] is "the word occurs twice".
   std::vector<std::uint32_t>& cls = s.gram_class;    // per position: its (n-1)-gram's class
   std::vector<std::uint8_t>& repeated = s.repeated;  // per position: its (n-1)-gram repeats
-  cls.assign(s.first_of.begin(), s.first_of.end());  // (first_of stays: the word interning)
+  cls.assign(s.first_of.begin(), s.first_of.begin() + static_cast<std::ptrdiff_t>(w));
+  // (first_of stays: the word interning)
   repeated.resize(w);
   for (std::size_t i = 0; i < w; ++i) repeated[i] = s.counts[cls[i]] >= 2 ? 1 : 0;
   for (std::size_t n = 2; n <= 4; ++n) {
@@ -380,7 +462,7 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
   }
 
   // The word 4-gram classes (the last pass left them in next_class, one per position).
-  dup_ngram_char_ratios(table, words, SameWords{s.next_class.data()}, chars, s, out, stop);
+  dup_ngram_char_ratios(table, text, words, SameWords{s.next_class.data()}, chars, s, out, stop);
 }
 
 }  // namespace luminamoon::data::quality_internal

@@ -96,18 +96,23 @@ class Document {
   struct Scratch {
     std::vector<std::string_view> pieces;    // lines or paragraphs
     std::vector<std::uint32_t> first_of;     // per word: the position of its first occurrence
+    std::vector<std::uint64_t> key_low;      // per word: its bytes 0..8, zero past its end
+    std::vector<std::uint64_t> key_high;     // per word: its bytes 8..16, zero past its end
+    std::vector<std::uint64_t> key_hash;     // per word: the interning hash of its key
     std::vector<std::uint32_t> counts;       // per key: occurrences
     std::vector<std::uint32_t> gram_class;   // per position: first position of its n-gram
     std::vector<std::uint32_t> next_class;   // the same for n + 1, being built
     std::vector<std::uint8_t> repeated;      // per position: its n-gram occurs twice or more
     std::vector<std::size_t> prefix_chars;   // per word boundary: code points before it
-    std::string joined;                      // the words without separators
+    std::string joined;                      // the words without separators, then 16 bytes
     std::vector<std::size_t> offsets;        // per word boundary: byte offset in `joined`
     std::vector<std::uint64_t> prefix_hash;  // per word boundary: polynomial hash of `joined`
     std::vector<std::uint64_t> word_hash;    // per first occurrence: polynomial hash of the word
     std::vector<std::uint8_t> live;          // per position: may take part in a repeat
     std::vector<std::uint32_t> live_list;    // the live positions, ascending
     std::vector<std::uint64_t> window;       // per position: 8 bytes of `joined`
+    std::vector<std::uint64_t> window_high;  // per position: the next 8 bytes of `joined`
+    std::vector<std::uint64_t> window_hash;  // per position: the hash of its window
     std::vector<std::uint32_t> bucket;       // per position: first one with the same window
     std::vector<std::uint32_t> chain;        // per position: previous one with the same window
     std::vector<std::uint32_t> bucket_last;  // per bucket: its last position

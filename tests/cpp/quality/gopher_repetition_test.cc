@@ -7,6 +7,8 @@
 // - 8-byte windows shared by many positions (buckets over the compared limit) and by few;
 // - near misses that differ only after byte 8, after byte 16, or only in the middle of a word
 //   (the interning hash's loads), at every word length up to 24.
+// - words whose last bytes are the text's last ones (read by a copy, not by 16-byte loads) and
+//   words of multibyte characters (code points counted from the bytes of the word's key).
 // Every metric must be equal to the last bit.
 #include <gtest/gtest.h>
 
@@ -23,8 +25,15 @@
 namespace luminamoon::data::quality_internal {
 namespace {
 
+// len() of a piece of valid UTF-8: its bytes that do not continue a character.
+std::size_t code_points(std::string_view s) {
+  std::size_t n = 0;
+  for (const char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
+  return n;
+}
+
 // datatrove's top n-gram character ratio numerator: the most frequent n-gram (ties to the one
-// seen first), its words' characters plus n - 1 spaces, times its count (ASCII text here).
+// seen first), its words' characters plus n - 1 spaces, times its count.
 std::size_t top_ngram_chars(const std::vector<std::string_view>& words, std::size_t n) {
   if (words.size() < n) return 0;
   std::map<std::vector<std::string_view>, std::pair<std::size_t, std::size_t>>
@@ -43,7 +52,7 @@ std::size_t top_ngram_chars(const std::vector<std::string_view>& words, std::siz
     }
   }
   std::size_t chars = n - 1;
-  for (std::size_t k = 0; k < n; ++k) chars += words[best_first + k].size();
+  for (std::size_t k = 0; k < n; ++k) chars += code_points(words[best_first + k]);
   return chars * best_count;
 }
 
@@ -57,7 +66,7 @@ std::size_t find_all_duplicate(const std::vector<std::string_view>& words, std::
     std::string gram;
     for (std::size_t k = 0; k < n; ++k) gram += words[i + k];
     if (unique.count(gram) != 0) {
-      repeated += gram.size();
+      repeated += code_points(gram);
       i += n;
     } else {
       unique.insert(std::move(gram));
@@ -67,13 +76,14 @@ std::size_t find_all_duplicate(const std::vector<std::string_view>& words, std::
   return repeated;
 }
 
-// Computes the metrics for `text` (ASCII) and checks every n-gram one against the reference.
+// Computes the metrics for `text` and checks every n-gram one against the reference.
 void expect_reference(Document& doc, const std::string& text) {
   doc.reset(text);
   Metrics out{};
   gopher_repetition_metrics(doc, out);
   const std::vector<std::string_view>& words = doc.tokens();
-  const std::size_t chars = text.size();
+  const std::size_t chars = code_points(text);
+  ASSERT_EQ(out[kChars], static_cast<double>(chars));
   for (std::size_t n = 2; n <= 4; ++n) {
     const auto metric = static_cast<Metric>(kGopherTop2gramCharRatio + (n - 2));
     ASSERT_EQ(out[metric], ratio(top_ngram_chars(words, n), chars))
@@ -227,6 +237,87 @@ TEST(GopherRepetition, WordsDifferingInOneByteAtEveryLength) {
       // Top 2-gram: "a a" would be the top one if b were taken for a.
       expect_reference(doc, a + " " + a + " " + b + " " + a + " " + b + " " + a + " x " + b);
     }
+  }
+}
+
+TEST(GopherRepetition, WordsEndingTheText) {
+  // Interning and `joined` read a word of up to 16 bytes with two 8-byte loads when 16 bytes
+  // follow its start in the text, and copy it otherwise: the same word must get the same key
+  // either way. "a b" occurs twice (its second time within the last 16 bytes), at every length
+  // of a and b up to 20 bytes, so a wrong key changes the top 2-gram.
+  Document doc;
+  for (std::size_t la = 1; la <= 20; ++la) {
+    for (std::size_t lb = 1; lb <= 20; lb += 3) {
+      const std::string a(la, 'k');
+      const std::string b = std::string(lb - 1, 'q') + "z";
+      expect_reference(doc, "lead words here " + a + " " + b + " mid " + a + " " + b);
+      expect_reference(doc, a + " " + b + " " + a + " " + b);
+    }
+  }
+}
+
+TEST(GopherRepetition, MultibyteWords) {
+  // Code points of words of 2-, 3- and 4-byte characters (and ASCII), of 1 to 40 bytes, in
+  // random documents with repeats and re-splits, and ending the text: every metric counts code
+  // points (the words' counts come from their keys' continuation bytes up to 16 bytes).
+  const char* kPieces[] = {"a", "é", "€", "😀", "ß", "中", "x", "ø", "👍🏽"};
+  std::mt19937 rng(2121);
+  Document doc;
+  for (int d = 0; d < 200; ++d) {
+    std::vector<std::string> pool;
+    for (int k = 0; k < 6 + static_cast<int>(rng() % 10); ++k) {
+      std::string w;
+      const std::size_t pieces = 1 + rng() % 12;
+      for (std::size_t i = 0; i < pieces; ++i) w += kPieces[rng() % std::size(kPieces)];
+      pool.push_back(w);
+    }
+    std::vector<std::string> words;
+    const std::size_t count = 5 + rng() % 150;
+    for (std::size_t i = 0; i < count; ++i) words.push_back(pool[rng() % pool.size()]);
+    // A re-split copy of a run at the end (a word cut between two characters).
+    const std::size_t from = rng() % words.size();
+    std::vector<std::string> copy(words.begin() + static_cast<std::ptrdiff_t>(from), words.end());
+    std::string& cut = copy.front();
+    std::size_t at = cut.size() / 2;
+    while (at > 0 && (static_cast<unsigned char>(cut[at]) & 0xC0) == 0x80) --at;
+    if (at > 0) {
+      const std::string tail = cut.substr(at);
+      cut.resize(at);
+      copy.insert(copy.begin() + 1, tail);
+    }
+    words.insert(words.end(), copy.begin(), copy.end());
+    expect_reference(doc, join(words));
+  }
+}
+
+TEST(GopherRepetition, ResplitLongWordsAfterOtherDocuments) {
+  // `joined` is built from 16-byte copies of words up to 16 bytes (longer ones are copied
+  // whole) into a buffer reused from document to document: every byte of a run of words of
+  // 12-24 bytes, repeated with its word boundaries moved, must be its own, whatever the
+  // previous document left there.
+  std::mt19937 rng(1717);
+  Document doc;
+  for (int d = 0; d < 300; ++d) {
+    std::vector<std::string> words;
+    const std::size_t count = 6 + rng() % 10;
+    const std::uint32_t base = 'c' + static_cast<std::uint32_t>(d % 5);
+    for (std::size_t i = 0; i < count; ++i) {
+      std::string w;
+      const std::size_t len = 12 + rng() % 13;
+      for (std::size_t k = 0; k < len; ++k) w += static_cast<char>(base + rng() % 2u);
+      words.push_back(w);
+    }
+    // The same characters with the boundary between words 2k and 2k+1 moved (as many words).
+    std::vector<std::string> copy = words;
+    for (std::size_t at = 0; at + 1 < copy.size(); at += 2) {
+      const std::string both = copy[at] + copy[at + 1];
+      const std::size_t cut = 1 + rng() % (both.size() - 1);
+      copy[at] = both.substr(0, cut);
+      copy[at + 1] = both.substr(cut);
+    }
+    words.push_back("sep");
+    words.insert(words.end(), copy.begin(), copy.end());
+    expect_reference(doc, join(words));
   }
 }
 
