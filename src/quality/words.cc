@@ -46,13 +46,26 @@ const SpecialMap& special_cases() {
 
 // Matcher patterns by their first token; a one-byte ASCII first token (punctuation, single
 // letters: the commonest candidates) is found by its byte, without hashing it.
-using PatternList = std::vector<const SpecialCase*>;
-using PatternMap = absl::flat_hash_map<std::string_view, PatternList, ShortStringHash>;
+//
+// A group also keeps the first bytes of its patterns' second pieces: a token followed by a
+// whitespace token, or by a token starting with any other byte, can only match the group's
+// one-piece pattern (keys are unique, so there is at most one), and its other patterns (53 for
+// ':', 18 for '\'') are not visited.
+struct PatternGroup {
+  const SpecialCase* single = nullptr;  // the pattern that is this one token, if any
+  std::vector<const SpecialCase*> longer;
+  std::array<std::uint64_t, 4> second_bytes{};  // bit set: first byte of a `longer` piece 2
+
+  bool may_continue_with(unsigned char byte) const {
+    return ((second_bytes[byte >> 6] >> (byte & 63)) & 1) != 0;
+  }
+};
+using PatternMap = absl::flat_hash_map<std::string_view, PatternGroup, ShortStringHash>;
 
 struct PatternIndex {
   PatternMap map;
-  std::array<const PatternList*, 128> by_byte{};
-  const PatternList* find(std::string_view first) const {
+  std::array<const PatternGroup*, 128> by_byte{};
+  const PatternGroup* find(std::string_view first) const {
     const auto byte = static_cast<unsigned char>(first[0]);
     if (first.size() == 1 && byte < 0x80) return by_byte[byte];
     const auto it = map.find(first);
@@ -65,11 +78,18 @@ const PatternIndex& matcher_patterns() {
     PatternIndex x;
     for (std::size_t i = 0; i < kMatcherPatternCount; ++i) {
       const SpecialCase& p = kMatcherPatterns[i];
-      x.map[std::string_view(p.key, p.pieces[0])].push_back(&p);
+      PatternGroup& group = x.map[std::string_view(p.key, p.pieces[0])];
+      if (p.piece_count == 1) {
+        group.single = &p;
+      } else {
+        group.longer.push_back(&p);
+        const auto second = static_cast<unsigned char>(p.key[p.pieces[0]]);
+        group.second_bytes[second >> 6] |= std::uint64_t{1} << (second & 63);
+      }
     }
-    for (const auto& [first, list] : x.map) {
+    for (const auto& [first, group] : x.map) {
       const auto byte = static_cast<unsigned char>(first[0]);
-      if (first.size() == 1 && byte < 0x80) x.by_byte[byte] = &list;
+      if (first.size() == 1 && byte < 0x80) x.by_byte[byte] = &group;
     }
     return x;
   }();
@@ -697,9 +717,16 @@ void apply_matcher(std::string_view text, std::vector<Token>& tokens, TokenizerS
   const std::size_t n = tokens.size();
   for (const std::size_t i : scratch.pattern_starts) {
     const std::string_view first(text.data() + tokens[i].begin, tokens[i].end - tokens[i].begin);
-    const PatternList* list = patterns.find(first);
-    if (list == nullptr) continue;
-    for (const SpecialCase* p : *list) {
+    const PatternGroup* group = patterns.find(first);
+    if (group == nullptr) continue;
+    if (group->single != nullptr) matches.emplace_back(i, i + 1);
+    if (i + 1 == n) continue;
+    const Token& second = tokens[i + 1];
+    if (second.kind == TokenKind::kWhitespace ||
+        !group->may_continue_with(static_cast<unsigned char>(text[second.begin]))) {
+      continue;
+    }
+    for (const SpecialCase* p : group->longer) {
       if (i + p->piece_count > n) continue;
       bool ok = true;
       std::size_t at = p->pieces[0];
