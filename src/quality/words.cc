@@ -11,6 +11,10 @@
 #include <cstring>
 #include <string>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "luminamoon/data/common/xxh3.h"
 #include "quality/internal/tables.h"
 #include "quality/internal/text.h"
@@ -593,8 +597,35 @@ void split_middle(std::string_view text, std::size_t b, std::size_t e, Emitter& 
   if (start < e) emit.emit(start, e);
 }
 
-void split_word(std::string_view text, std::size_t b, std::size_t e, Emitter& emit,
-                std::vector<Span>& prefixes, std::vector<Span>& suffixes) {
+// The leading run of a word made only of ASCII letters or only of ASCII digits (split_word's
+// fast paths need nothing else): where it ends, and whether it is digits. A word that starts
+// with neither has an empty run (run_end == the word's start; `digits` is then true, as the byte
+// loop leaves it, and unused).
+struct WordShape {
+  std::size_t run_end;
+  bool digits;
+  friend bool operator==(const WordShape&, const WordShape&) = default;
+};
+
+bool is_ascii_letter(unsigned char c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
+
+WordShape word_shape(std::string_view text, std::size_t b, std::size_t e) {
+  bool letters = true;
+  bool digits = true;
+  std::size_t k = b;
+  for (; k < e; ++k) {
+    const auto c = static_cast<unsigned char>(text[k]);
+    const bool letter = is_ascii_letter(c);
+    const bool digit = c >= '0' && c <= '9';
+    if (!(letters && letter) && !(digits && digit)) break;
+    letters = letters && letter;
+    digits = digits && digit;
+  }
+  return WordShape{k, digits};
+}
+
+void split_word(std::string_view text, std::size_t b, std::size_t e, WordShape shape,
+                Emitter& emit, std::vector<Span>& prefixes, std::vector<Span>& suffixes) {
   // One filter lookup answers both "an exception?" and "a pattern's first token?" for the word.
   const SpecialFilter& filter = special_filter();
   const SpecialFilter::Hits hits = filter.lookup(text.substr(b, e - b));
@@ -610,17 +641,8 @@ void split_word(std::string_view text, std::size_t b, std::size_t e, Emitter& em
   //  * the same plus one of , ; : ! ? ) : that character is the only suffix;
   //  * the same plus '.': a suffix after a digit, a lowercase letter or two uppercase ones,
   //    otherwise part of the word ("A.", "eB.").
-  bool letters = true;
-  bool digits = true;
-  std::size_t k = b;
-  for (; k < e && (letters || digits); ++k) {
-    const auto c = static_cast<unsigned char>(text[k]);
-    const bool letter = (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
-    const bool digit = c >= '0' && c <= '9';
-    if (!(letters && letter) && !(digits && digit)) break;
-    letters = letters && letter;
-    digits = digits && digit;
-  }
+  const std::size_t k = shape.run_end;
+  const bool digits = shape.digits;
   auto emit_word = [&](std::size_t end) {
     const std::string_view piece = text.substr(b, end - b);
     const SpecialFilter::Hits piece_hits = filter.lookup(piece);
@@ -815,9 +837,49 @@ std::size_t word_end(std::string_view text, std::size_t j) {
   return j;
 }
 
+// A word that starts at text[b] (not whitespace) and ends inside the 16 bytes from text[b] at
+// an ASCII whitespace byte, read with one load (SSE2; the caller checked b + 16 <= text.size()):
+// sets its end `e`, its shape, and `space_then_word` when the word is followed by exactly one
+// ' ' and then another word (a byte in 0x21-0x7F, inside the same 16 bytes). Returns false, and
+// the byte loops decide, when the 16 bytes hold no byte <= 0x20 or >= 0x80, or when the first
+// such byte is not ASCII whitespace (a control byte inside the word, or a non-ASCII character,
+// which may be whitespace): then the word may go on past it.
+bool block_word(std::string_view text, std::size_t b, std::size_t& e, WordShape& shape,
+                bool& space_then_word) {
+#if defined(__SSE2__)
+  const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + b));
+  // Signed compares: bytes >= 0x80 are negative, below every bound used here.
+  const auto stops =
+      static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmplt_epi8(bytes, _mm_set1_epi8(0x21))));
+  if (stops == 0) return false;
+  const auto length = static_cast<std::size_t>(std::countr_zero(stops));
+  const auto stop = static_cast<unsigned char>(text[b + length]);
+  if (stop >= 0x80 || !kAsciiSpace[stop]) return false;
+  const __m128i folded = _mm_or_si128(bytes, _mm_set1_epi8(0x20));  // ASCII letters to lowercase
+  const __m128i letter = _mm_and_si128(_mm_cmpgt_epi8(folded, _mm_set1_epi8('a' - 1)),
+                                       _mm_cmplt_epi8(folded, _mm_set1_epi8('z' + 1)));
+  const __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(bytes, _mm_set1_epi8('0' - 1)),
+                                      _mm_cmplt_epi8(bytes, _mm_set1_epi8('9' + 1)));
+  // The leading run of letters, else of digits (bits 16-31 of the inverted masks are set, so
+  // each count is at most 16), cut at the word's end.
+  const auto letters = static_cast<std::size_t>(
+      std::countr_zero(~static_cast<std::uint32_t>(_mm_movemask_epi8(letter))));
+  const auto digits = static_cast<std::size_t>(
+      std::countr_zero(~static_cast<std::uint32_t>(_mm_movemask_epi8(digit))));
+  e = b + length;
+  shape = letters != 0 ? WordShape{b + std::min(letters, length), false}
+                       : WordShape{b + std::min(digits, length), true};
+  space_then_word = stop == ' ' && length + 1 < 16 && ((stops >> (length + 1)) & 1) == 0;
+  return true;
+#else
+  (void)text, (void)b, (void)e, (void)shape, (void)space_then_word;
+  return false;
+#endif
+}
+
 }  // namespace
 
-void tokenize_document(std::string_view text, std::vector<Token>& out) {
+void tokenize_document(std::string_view text, std::vector<Token>& out, WordScan scan) {
   thread_local TokenizerScratch scratch;
   out.clear();
   out.reserve(text.size() / 4 + 8);
@@ -841,11 +903,23 @@ void tokenize_document(std::string_view text, std::vector<Token>& out) {
       i = j;
       continue;
     }
-    j = word_end(text, i);
-    Emitter emit(text, out, scratch.pattern_starts,
-                 after_word ? TokenKind::kAfterSpace : TokenKind::kGlued);
-    split_word(text, i, j, emit, scratch.prefixes, scratch.suffixes);
-    after_word = true;
+    // Words at text[i], for as long as each is followed by one ' ' and another word (that ' '
+    // is the word's flag, not a token: nothing to look at).
+    for (;;) {
+      WordShape shape{};
+      bool space_then_word = false;
+      if (!(scan == WordScan::kBlock && i + 16 <= n &&
+            block_word(text, i, j, shape, space_then_word))) {
+        j = word_end(text, i);
+        shape = word_shape(text, i, j);
+      }
+      Emitter emit(text, out, scratch.pattern_starts,
+                   after_word ? TokenKind::kAfterSpace : TokenKind::kGlued);
+      split_word(text, i, j, shape, emit, scratch.prefixes, scratch.suffixes);
+      after_word = true;
+      if (!space_then_word) break;
+      i = j + 1;
+    }
     i = j;
   }
   apply_matcher(text, out, scratch);

@@ -26,8 +26,15 @@ struct Token {
   TokenKind kind;
 };
 
+// How tokenize_document finds a word's end and its leading run of ASCII letters or digits:
+// kBlock from one 16-byte load at the word's start (SSE2) where those 16 bytes hold the end, the
+// byte loops otherwise; kByte always with the byte loops. The tokens are the same; kByte is the
+// reference the tests compare kBlock with.
+enum class WordScan : std::uint8_t { kBlock, kByte };
+
 // All spaCy tokens of `text`, whitespace tokens included, appended to `out` (cleared first).
-void tokenize_document(std::string_view text, std::vector<Token>& out);
+void tokenize_document(std::string_view text, std::vector<Token>& out,
+                       WordScan scan = WordScan::kBlock);
 
 // The sentences spaCy's Sentencizer finds in `line` (all-whitespace ones not counted);
 // `scratch` is reused between calls.
