@@ -100,6 +100,41 @@ const PatternIndex& matcher_patterns() {
   return index;
 }
 
+template <typename T>
+T load_le(const unsigned char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  if constexpr (std::endian::native == std::endian::big) {
+    if constexpr (sizeof v == 8) {
+      v = __builtin_bswap64(v);
+    } else {
+      v = __builtin_bswap32(v);
+    }
+  }
+  return v;
+}
+
+// The first min(8, size) bytes of `s` as a little-endian number, from whole loads: a memcpy of a
+// variable length into a word stalls on store forwarding, and this runs for every word.
+// (Any function of the key works for its users: they hash their keys and lookups the same way.)
+std::uint64_t head(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const std::size_t n = s.size();
+  if (n >= 8) return load_le<std::uint64_t>(p);
+  if (n >= 4) {
+    return std::uint64_t{load_le<std::uint32_t>(p)} |
+           (std::uint64_t{load_le<std::uint32_t>(p + n - 4)} << (8 * (n - 4)));
+  }
+  if (n == 0) return 0;
+  return std::uint64_t{p[0]} | (std::uint64_t{p[n >> 1]} << (8 * (n >> 1))) |
+         (std::uint64_t{p[n - 1]} << (8 * (n - 1)));
+}
+
+// The byte length and the first eight bytes, mixed.
+std::uint64_t key_hash(std::string_view s) {
+  return (head(s) ^ (s.size() * 0x9E3779B97F4A7C15ULL)) * 0xD6E8FEB86659FD93ULL;
+}
+
 // A Bloom filter over the exceptions and one over the first tokens of the matcher's patterns
 // (two bits per key in 2^16 each), hashed from the byte length and the first eight bytes: most
 // words are rejected without computing a full hash. The two share one hash and one table, the
@@ -141,37 +176,6 @@ class SpecialFilter {
   }
 
  private:
-  static std::uint64_t key_hash(std::string_view s) {
-    return (head(s) ^ (s.size() * 0x9E3779B97F4A7C15ULL)) * 0xD6E8FEB86659FD93ULL;
-  }
-  // The first min(8, size) bytes as a little-endian number, from whole loads: a memcpy of a
-  // variable length into a word stalls on store forwarding, and this runs for every word.
-  // (Any function of the key works here: add() and lookup() use the same one.)
-  static std::uint64_t head(std::string_view s) {
-    const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-    const std::size_t n = s.size();
-    if (n >= 8) return load_le<std::uint64_t>(p);
-    if (n >= 4) {
-      return std::uint64_t{load_le<std::uint32_t>(p)} |
-             (std::uint64_t{load_le<std::uint32_t>(p + n - 4)} << (8 * (n - 4)));
-    }
-    if (n == 0) return 0;
-    return std::uint64_t{p[0]} | (std::uint64_t{p[n >> 1]} << (8 * (n >> 1))) |
-           (std::uint64_t{p[n - 1]} << (8 * (n - 1)));
-  }
-  template <typename T>
-  static T load_le(const unsigned char* p) {
-    T v;
-    std::memcpy(&v, p, sizeof v);
-    if constexpr (std::endian::native == std::endian::big) {
-      if constexpr (sizeof v == 8) {
-        v = __builtin_bswap64(v);
-      } else {
-        v = __builtin_bswap32(v);
-      }
-    }
-    return v;
-  }
   void set(std::uint32_t bit, unsigned which) {
     bits_[2 * (bit >> 6) + which] |= std::uint64_t{1} << (bit & 63);
   }
@@ -208,6 +212,46 @@ const SpecialCase* find_special(std::string_view piece) {
   return find_special_in_map(piece);
 }
 
+// The tokens of words that took the general path of split_word (affixes, infixes, URLs), by the
+// word's bytes, so that a word seen again is replayed instead of split again (half of those
+// words repeat within a few thousand words of real text). This is exact: split_word reads only
+// the word's own bytes text[b, e) (every rule is guarded at the word's edges), and its tokens'
+// kinds are the emitter's (the first the word's kind, the rest glued), so the tokens, and which
+// of them may start a matcher pattern, are a function of the word's bytes alone. One slot per
+// hash (direct-mapped): a word replaces whatever its slot held.
+class WordCache {
+ public:
+  static constexpr std::size_t kMaxBytes = 24;   // longer words are not kept
+  static constexpr std::size_t kMaxTokens = 12;  // nor words of more tokens
+  struct Slot {
+    std::array<char, kMaxBytes> key{};
+    std::uint8_t size = 0;       // bytes of `key`; 0: empty (a word is never empty)
+    std::uint8_t count = 0;      // tokens
+    std::uint16_t patterns = 0;  // bit k: token k may start a matcher pattern
+    std::array<std::uint8_t, kMaxTokens> lengths{};
+    bool holds(std::string_view word) const {
+      return size == word.size() && std::memcmp(key.data(), word.data(), size) == 0;
+    }
+  };
+
+  // The slot of `word`, or nullptr when the word is too long to be kept.
+  Slot* slot(std::string_view word) {
+    if (word.size() > kMaxBytes) return nullptr;
+    if (slots_.empty()) slots_.resize(std::size_t{1} << kSlotBits);
+    std::uint64_t h = key_hash(word);
+    if (word.size() > 8) {  // the last eight bytes too, for words that share their first eight
+      h ^= load_le<std::uint64_t>(reinterpret_cast<const unsigned char*>(word.data()) +
+                                  word.size() - 8) *
+           0x9E3779B97F4A7C15ULL;
+    }
+    return &slots_[(h * 0xD6E8FEB86659FD93ULL) >> (64 - kSlotBits)];
+  }
+
+ private:
+  static constexpr unsigned kSlotBits = 11;  // 2048 slots of 40 bytes
+  std::vector<Slot> slots_;
+};
+
 // Appends a word's tokens, and notes which of them may start a matcher pattern (the filter's
 // answer for the token: apply_matcher looks only at those).
 class Emitter {
@@ -232,6 +276,34 @@ class Emitter {
     for (std::size_t k = 0; k < special.piece_count; ++k) {
       emit(at, at + special.pieces[k]);
       at += special.pieces[k];
+    }
+  }
+  // The tokens emitted so far.
+  std::size_t size() const { return out_.size(); }
+  // Keeps in `slot` the tokens of `word`, emitted from token `first` on (a word of more tokens
+  // than a slot holds leaves it empty).
+  void record(WordCache::Slot& slot, std::string_view word, std::size_t first) const {
+    const std::size_t count = out_.size() - first;
+    if (count > WordCache::kMaxTokens) {
+      slot.size = 0;
+      return;
+    }
+    std::memcpy(slot.key.data(), word.data(), word.size());
+    slot.size = static_cast<std::uint8_t>(word.size());
+    slot.count = static_cast<std::uint8_t>(count);
+    for (std::size_t k = 0; k < count; ++k) {
+      slot.lengths[k] = static_cast<std::uint8_t>(out_[first + k].end - out_[first + k].begin);
+    }
+    slot.patterns = 0;
+    for (auto it = pattern_starts_.rbegin(); it != pattern_starts_.rend() && *it >= first; ++it) {
+      slot.patterns = static_cast<std::uint16_t>(slot.patterns | (1u << (*it - first)));
+    }
+  }
+  // Emits the tokens a slot keeps, from `at` on.
+  void replay(const WordCache::Slot& slot, std::size_t at) {
+    for (std::size_t k = 0; k < slot.count; ++k) {
+      emit_known(at, at + slot.lengths[k], ((slot.patterns >> k) & 1) != 0);
+      at += slot.lengths[k];
     }
   }
 
@@ -597,6 +669,50 @@ void split_middle(std::string_view text, std::size_t b, std::size_t e, Emitter& 
   if (start < e) emit.emit(start, e);
 }
 
+// spaCy's affix loop, then the infixes and the URL matcher on what is left (split_middle), for
+// a word that is not an exception.
+void split_by_rules(std::string_view text, std::size_t b, std::size_t e, Emitter& emit,
+                    std::vector<Span>& prefixes, std::vector<Span>& suffixes) {
+  prefixes.clear();
+  suffixes.clear();
+  // A lookup is a pure function of [b, e): the range last found not to be an exception is not
+  // looked up again (spaCy looks it up up to three times).
+  std::size_t plain_b = b;
+  std::size_t plain_e = e;
+  std::size_t last_size = static_cast<std::size_t>(-1);
+  while (b < e && e - b != last_size) {
+    if (!(b == plain_b && e == plain_e)) {
+      if (find_special(text.substr(b, e - b)) != nullptr) break;
+      plain_b = b;
+      plain_e = e;
+    }
+    last_size = e - b;
+    const std::size_t pre = find_prefix(text, b, e);
+    if (pre != 0 && b + pre < e && find_special(text.substr(b + pre, e - b - pre)) != nullptr) {
+      prefixes.emplace_back(b, b + pre);
+      b += pre;
+      break;
+    }
+    const std::size_t suf = find_suffix(text, b + pre, e);
+    if (suf != 0 && b < e - suf && find_special(text.substr(b, e - suf - b)) != nullptr) {
+      suffixes.emplace_back(e - suf, e);
+      e -= suf;
+      break;
+    }
+    if (pre != 0) {
+      prefixes.emplace_back(b, b + pre);
+      b += pre;
+    }
+    if (suf != 0) {
+      suffixes.emplace_back(e - suf, e);
+      e -= suf;
+    }
+  }
+  for (const auto& [pb, pe] : prefixes) emit.emit(pb, pe);
+  if (b < e) split_middle(text, b, e, emit, b == plain_b && e == plain_e);
+  for (auto it = suffixes.rbegin(); it != suffixes.rend(); ++it) emit.emit(it->first, it->second);
+}
+
 // The leading run of a word made only of ASCII letters or only of ASCII digits (split_word's
 // fast paths need nothing else): where it ends, and whether it is digits. A word that starts
 // with neither has an empty run (run_end == the word's start; `digits` is then true, as the byte
@@ -604,7 +720,6 @@ void split_middle(std::string_view text, std::size_t b, std::size_t e, Emitter& 
 struct WordShape {
   std::size_t run_end;
   bool digits;
-  friend bool operator==(const WordShape&, const WordShape&) = default;
 };
 
 bool is_ascii_letter(unsigned char c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
@@ -624,8 +739,10 @@ WordShape word_shape(std::string_view text, std::size_t b, std::size_t e) {
   return WordShape{k, digits};
 }
 
-void split_word(std::string_view text, std::size_t b, std::size_t e, WordShape shape,
-                Emitter& emit, std::vector<Span>& prefixes, std::vector<Span>& suffixes) {
+// The tokens of the word text[b, e) (its leading letter/digit run is `shape`); `cache` keeps the
+// words that take the general rules (nullptr: every word goes through them).
+void split_word(std::string_view text, std::size_t b, std::size_t e, WordShape shape, Emitter& emit,
+                std::vector<Span>& prefixes, std::vector<Span>& suffixes, WordCache* cache) {
   // One filter lookup answers both "an exception?" and "a pattern's first token?" for the word.
   const SpecialFilter& filter = special_filter();
   const SpecialFilter::Hits hits = filter.lookup(text.substr(b, e - b));
@@ -679,44 +796,15 @@ void split_word(std::string_view text, std::size_t b, std::size_t e, WordShape s
       return;
     }
   }
-  prefixes.clear();
-  suffixes.clear();
-  // A lookup is a pure function of [b, e): the range last found not to be an exception is not
-  // looked up again (spaCy looks it up up to three times).
-  std::size_t plain_b = b;
-  std::size_t plain_e = e;
-  std::size_t last_size = static_cast<std::size_t>(-1);
-  while (b < e && e - b != last_size) {
-    if (!(b == plain_b && e == plain_e)) {
-      if (find_special(text.substr(b, e - b)) != nullptr) break;
-      plain_b = b;
-      plain_e = e;
-    }
-    last_size = e - b;
-    const std::size_t pre = find_prefix(text, b, e);
-    if (pre != 0 && b + pre < e && find_special(text.substr(b + pre, e - b - pre)) != nullptr) {
-      prefixes.emplace_back(b, b + pre);
-      b += pre;
-      break;
-    }
-    const std::size_t suf = find_suffix(text, b + pre, e);
-    if (suf != 0 && b < e - suf && find_special(text.substr(b, e - suf - b)) != nullptr) {
-      suffixes.emplace_back(e - suf, e);
-      e -= suf;
-      break;
-    }
-    if (pre != 0) {
-      prefixes.emplace_back(b, b + pre);
-      b += pre;
-    }
-    if (suf != 0) {
-      suffixes.emplace_back(e - suf, e);
-      e -= suf;
-    }
+  const std::string_view word = text.substr(b, e - b);
+  WordCache::Slot* slot = cache == nullptr ? nullptr : cache->slot(word);
+  if (slot != nullptr && slot->holds(word)) {
+    emit.replay(*slot, b);
+    return;
   }
-  for (const auto& [pb, pe] : prefixes) emit.emit(pb, pe);
-  if (b < e) split_middle(text, b, e, emit, b == plain_b && e == plain_e);
-  for (auto it = suffixes.rbegin(); it != suffixes.rend(); ++it) emit.emit(it->first, it->second);
+  const std::size_t first = emit.size();
+  split_by_rules(text, b, e, emit, prefixes, suffixes);
+  if (slot != nullptr) emit.record(*slot, word, first);
 }
 
 // Buffers of one thread's tokenizer, reused from call to call (no allocation once grown).
@@ -728,6 +816,7 @@ struct TokenizerScratch {
   std::vector<Span> kept;
   std::vector<std::uint8_t> seen;
   std::vector<Token> merged;
+  WordCache cache;  // kept from document to document (a fixed 80 KB)
 };
 
 // spaCy's _apply_special_cases: exceptions split by the affix rules are merged back. Only the
@@ -879,7 +968,7 @@ bool block_word(std::string_view text, std::size_t b, std::size_t& e, WordShape&
 
 }  // namespace
 
-void tokenize_document(std::string_view text, std::vector<Token>& out, WordScan scan) {
+void tokenize_document(std::string_view text, std::vector<Token>& out, TokenizerPath path) {
   thread_local TokenizerScratch scratch;
   out.clear();
   out.reserve(text.size() / 4 + 8);
@@ -908,14 +997,15 @@ void tokenize_document(std::string_view text, std::vector<Token>& out, WordScan 
     for (;;) {
       WordShape shape{};
       bool space_then_word = false;
-      if (!(scan == WordScan::kBlock && i + 16 <= n &&
+      if (!(path == TokenizerPath::kFast && i + 16 <= n &&
             block_word(text, i, j, shape, space_then_word))) {
         j = word_end(text, i);
         shape = word_shape(text, i, j);
       }
       Emitter emit(text, out, scratch.pattern_starts,
                    after_word ? TokenKind::kAfterSpace : TokenKind::kGlued);
-      split_word(text, i, j, shape, emit, scratch.prefixes, scratch.suffixes);
+      split_word(text, i, j, shape, emit, scratch.prefixes, scratch.suffixes,
+                 path == TokenizerPath::kFast ? &scratch.cache : nullptr);
       after_word = true;
       if (!space_then_word) break;
       i = j + 1;
