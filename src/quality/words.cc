@@ -212,6 +212,24 @@ const SpecialCase* find_special(std::string_view piece) {
   return find_special_in_map(piece);
 }
 
+// Whether a[0, n) == b[0, n) for 1 <= n <= 24, from loads that overlap to cover the n bytes
+// (no call: a word's bytes are compared on every cache hit).
+bool equal_short(const char* a, const char* b, std::size_t n) {
+  const auto* x = reinterpret_cast<const unsigned char*>(a);
+  const auto* y = reinterpret_cast<const unsigned char*>(b);
+  if (n >= 8) {
+    const std::size_t mid = n > 16 ? 8 : 0;  // 17-24 bytes: [0, 8), [8, 16), [n - 8, n)
+    return ((load_le<std::uint64_t>(x) ^ load_le<std::uint64_t>(y)) |
+            (load_le<std::uint64_t>(x + mid) ^ load_le<std::uint64_t>(y + mid)) |
+            (load_le<std::uint64_t>(x + n - 8) ^ load_le<std::uint64_t>(y + n - 8))) == 0;
+  }
+  if (n >= 4) {
+    return ((load_le<std::uint32_t>(x) ^ load_le<std::uint32_t>(y)) |
+            (load_le<std::uint32_t>(x + n - 4) ^ load_le<std::uint32_t>(y + n - 4))) == 0;
+  }
+  return x[0] == y[0] && x[n >> 1] == y[n >> 1] && x[n - 1] == y[n - 1];
+}
+
 // The tokens of words that took the general path of split_word (affixes, infixes, URLs), by the
 // word's bytes, so that a word seen again is replayed instead of split again (half of those
 // words repeat within a few thousand words of real text). This is exact: split_word reads only
@@ -230,7 +248,7 @@ class WordCache {
     std::uint16_t patterns = 0;  // bit k: token k may start a matcher pattern
     std::array<std::uint8_t, kMaxTokens> lengths{};
     bool holds(std::string_view word) const {
-      return size == word.size() && std::memcmp(key.data(), word.data(), size) == 0;
+      return size == word.size() && equal_short(key.data(), word.data(), size);
     }
   };
 
@@ -409,6 +427,45 @@ constexpr std::array<bool, 128> kInfixStart = [] {
   return t;
 }();
 
+// The same set as byte ranges, for skip_to_infix_candidate's 16-byte masks.
+constexpr bool is_infix_start_range(unsigned char c) {
+  return (c >= '*' && c <= '/') || c == ':' || (c >= '<' && c <= '>') || c == '^' || c == '~';
+}
+static_assert([] {
+  for (unsigned c = 0; c < 128; ++c) {
+    if (kInfixStart[c] != is_infix_start_range(static_cast<unsigned char>(c))) return false;
+  }
+  return true;
+}());
+
+// The first i' >= i before `e` where text[i'] may start an infix (a byte of kInfixStart, or a
+// non-ASCII character's first byte), or e; 16 bytes at a time (SSE2) while they lie inside the
+// word, then byte by byte.
+std::size_t skip_to_infix_candidate(std::string_view text, std::size_t i, std::size_t e) {
+#if defined(__SSE2__)
+  for (; i + 16 <= e; i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
+    auto in = [&](char lo, char hi) {  // lo <= v <= hi (signed: non-ASCII bytes are below)
+      return _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8(static_cast<char>(lo - 1))),
+                           _mm_cmplt_epi8(v, _mm_set1_epi8(static_cast<char>(hi + 1))));
+    };
+    const __m128i infix =
+        _mm_or_si128(_mm_or_si128(in('*', '/'), in('<', '>')),
+                     _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(':')),
+                                               _mm_cmpeq_epi8(v, _mm_set1_epi8('^'))),
+                                  _mm_cmpeq_epi8(v, _mm_set1_epi8('~'))));
+    const auto stops = static_cast<std::uint32_t>(
+        _mm_movemask_epi8(_mm_or_si128(infix, _mm_cmplt_epi8(v, _mm_setzero_si128()))));
+    if (stops != 0) return i + static_cast<std::size_t>(std::countr_zero(stops));
+  }
+#endif
+  for (; i < e; ++i) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if (byte >= 0x80 || kInfixStart[byte]) return i;
+  }
+  return e;
+}
+
 // End of the infix at text[i] inside the middle text[mb, me), or 0 (spaCy's alternatives in
 // order).
 std::size_t infix_end(std::string_view text, std::size_t mb, std::size_t me, std::size_t i) {
@@ -437,10 +494,13 @@ std::size_t infix_end(std::string_view text, std::size_t mb, std::size_t me, std
   if (c == U',' && (prev_flags & kSpAlpha) && has_next && (flags(next) & kSpAlpha)) return i + 1;
   if ((prev_flags & kSpAlpha) || is_ascii_digit(prev)) {
     const std::string_view rest = text.substr(i, me - i);
-    for (const std::string_view hyphen : kHyphens) {
-      if (hyphen[0] != rest[0]) continue;
-      const std::size_t j = i + hyphen.size();
-      if (rest.starts_with(hyphen) && j < me && (flags_at(text, j) & kSpAlpha)) return j;
+    // Every hyphen starts with one of these four characters.
+    if (c == U'-' || c == U'~' || c == U'\u2013' || c == U'\u2014') {
+      for (const std::string_view hyphen : kHyphens) {
+        if (hyphen[0] != rest[0]) continue;
+        const std::size_t j = i + hyphen.size();
+        if (rest.starts_with(hyphen) && j < me && (flags_at(text, j) & kSpAlpha)) return j;
+      }
     }
     if ((c == U':' || c == U'<' || c == U'>' || c == U'=' || c == U'/') && has_next &&
         (flags(next) & kSpAlpha)) {
@@ -647,11 +707,8 @@ void split_middle(std::string_view text, std::size_t b, std::size_t e, Emitter& 
   std::size_t start = b;
   std::size_t i = b;
   while (i < e) {
-    const auto byte = static_cast<unsigned char>(text[i]);
-    if (byte < 0x80 && !kInfixStart[byte]) {
-      ++i;
-      continue;
-    }
+    i = skip_to_infix_candidate(text, i, e);
+    if (i == e) break;
     const std::size_t j = infix_end(text, b, e, i);
     if (j == 0) {
       std::size_t length = 0;
@@ -942,8 +999,8 @@ bool block_word(std::string_view text, std::size_t b, std::size_t& e, WordShape&
       static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmplt_epi8(bytes, _mm_set1_epi8(0x21))));
   if (stops == 0) return false;
   const auto length = static_cast<std::size_t>(std::countr_zero(stops));
-  const auto stop = static_cast<unsigned char>(text[b + length]);
-  if (stop >= 0x80 || !kAsciiSpace[stop]) return false;
+  const auto spaces = static_cast<std::uint32_t>(_mm_movemask_epi8(ascii_space_bytes(bytes)));
+  if (((spaces >> length) & 1) == 0) return false;
   const __m128i folded = _mm_or_si128(bytes, _mm_set1_epi8(0x20));  // ASCII letters to lowercase
   const __m128i letter = _mm_and_si128(_mm_cmpgt_epi8(folded, _mm_set1_epi8('a' - 1)),
                                        _mm_cmplt_epi8(folded, _mm_set1_epi8('z' + 1)));
@@ -958,7 +1015,7 @@ bool block_word(std::string_view text, std::size_t b, std::size_t& e, WordShape&
   e = b + length;
   shape = letters != 0 ? WordShape{b + std::min(letters, length), false}
                        : WordShape{b + std::min(digits, length), true};
-  space_then_word = stop == ' ' && length + 1 < 16 && ((stops >> (length + 1)) & 1) == 0;
+  space_then_word = text[e] == ' ' && length + 1 < 16 && ((stops >> (length + 1)) & 1) == 0;
   return true;
 #else
   (void)text, (void)b, (void)e, (void)shape, (void)space_then_word;
