@@ -1,6 +1,7 @@
 // Fuzz target: the QualityFilter over arbitrary bytes (the document; invalid UTF-8 included).
 // Checks: every metric is finite and >= 0; the word tokens partition the document's
-// non-whitespace characters in order; check() agrees with filter_batch on one and two threads;
+// non-whitespace characters in order, and the tokenizer's fast path (block scan, word cache) gives
+// the tokens of its reference path; check() agrees with filter_batch on one and two threads;
 // the c4_lines text is valid UTF-8 and equals clean_lines() for kept documents; the language
 // preset's metrics are LanguageFilter's and its decisions agree on one and two threads.
 #include <cmath>
@@ -14,6 +15,7 @@
 #include "luminamoon/data/language/language_filter.h"
 #include "luminamoon/data/quality/quality_filter.h"
 #include "quality/internal/text.h"
+#include "quality/internal/words.h"
 
 namespace {
 
@@ -48,6 +50,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     joined += token;
   }
   if (joined != without_whitespace(repaired)) std::abort();
+  std::vector<quality_internal::Token> fast;
+  std::vector<quality_internal::Token> reference;
+  quality_internal::tokenize_document(repaired, fast, quality_internal::TokenizerPath::kFast);
+  quality_internal::tokenize_document(repaired, reference,
+                                      quality_internal::TokenizerPath::kReference);
+  if (fast.size() != reference.size()) std::abort();
+  for (std::size_t i = 0; i < fast.size(); ++i) {
+    if (fast[i].begin != reference[i].begin || fast[i].end != reference[i].end ||
+        fast[i].kind != reference[i].kind) {
+      std::abort();
+    }
+  }
 
   const std::vector<std::string_view> batch = {doc, doc.substr(0, size / 2), repaired};
   const QualityBatchResult a = one.filter_batch(batch);

@@ -398,18 +398,11 @@ std::size_t word_count_lower_bound(std::string_view text) {
   // 16 bytes at a time (SSE2 is part of every x86-64 CPU): bit k of `starts` is byte k being
   // printable ASCII (0x21-0x7E: as signed bytes, > 0x20 and not 0x7F) and bit k of `breaks` a word
   // break; a start counts when the byte before it is a break (bit 0: the previous block's last).
-  const __m128i space = _mm_set1_epi8(' ');
   for (; i + 16 <= n; i += 16) {
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + i));
     const __m128i printable = _mm_andnot_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(0x7F)),
                                                _mm_cmpgt_epi8(v, _mm_set1_epi8(0x20)));
-    // \t..\r is 9..13 and 0x1C..0x1F: (v - 9) as unsigned < 5, and (v & ~3) == 0x1C.
-    const __m128i low = _mm_sub_epi8(v, _mm_set1_epi8(9));
-    const __m128i controls = _mm_cmpeq_epi8(_mm_min_epu8(low, _mm_set1_epi8(4)), low);
-    const __m128i separators = _mm_cmpeq_epi8(
-        _mm_and_si128(v, _mm_set1_epi8(static_cast<char>(0xFC))), _mm_set1_epi8(0x1C));
-    const __m128i breaks_v =
-        _mm_or_si128(_mm_cmpeq_epi8(v, space), _mm_or_si128(controls, separators));
+    const __m128i breaks_v = ascii_space_bytes(v);
     const auto starts = static_cast<std::uint32_t>(_mm_movemask_epi8(printable));
     const auto breaks = static_cast<std::uint32_t>(_mm_movemask_epi8(breaks_v));
     const std::uint32_t before = ((breaks << 1) | (after_space ? 1u : 0u)) & 0xFFFFu;

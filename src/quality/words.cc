@@ -11,6 +11,10 @@
 #include <cstring>
 #include <string>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "luminamoon/data/common/xxh3.h"
 #include "quality/internal/tables.h"
 #include "quality/internal/text.h"
@@ -46,13 +50,26 @@ const SpecialMap& special_cases() {
 
 // Matcher patterns by their first token; a one-byte ASCII first token (punctuation, single
 // letters: the commonest candidates) is found by its byte, without hashing it.
-using PatternList = std::vector<const SpecialCase*>;
-using PatternMap = absl::flat_hash_map<std::string_view, PatternList, ShortStringHash>;
+//
+// A group also keeps the first bytes of its patterns' second pieces: a token followed by a
+// whitespace token, or by a token starting with any other byte, can only match the group's
+// one-piece pattern (keys are unique, so there is at most one), and its other patterns (53 for
+// ':', 18 for '\'') are not visited.
+struct PatternGroup {
+  const SpecialCase* single = nullptr;  // the pattern that is this one token, if any
+  std::vector<const SpecialCase*> longer;
+  std::array<std::uint64_t, 4> second_bytes{};  // bit set: first byte of a `longer` piece 2
+
+  bool may_continue_with(unsigned char byte) const {
+    return ((second_bytes[byte >> 6] >> (byte & 63)) & 1) != 0;
+  }
+};
+using PatternMap = absl::flat_hash_map<std::string_view, PatternGroup, ShortStringHash>;
 
 struct PatternIndex {
   PatternMap map;
-  std::array<const PatternList*, 128> by_byte{};
-  const PatternList* find(std::string_view first) const {
+  std::array<const PatternGroup*, 128> by_byte{};
+  const PatternGroup* find(std::string_view first) const {
     const auto byte = static_cast<unsigned char>(first[0]);
     if (first.size() == 1 && byte < 0x80) return by_byte[byte];
     const auto it = map.find(first);
@@ -65,15 +82,57 @@ const PatternIndex& matcher_patterns() {
     PatternIndex x;
     for (std::size_t i = 0; i < kMatcherPatternCount; ++i) {
       const SpecialCase& p = kMatcherPatterns[i];
-      x.map[std::string_view(p.key, p.pieces[0])].push_back(&p);
+      PatternGroup& group = x.map[std::string_view(p.key, p.pieces[0])];
+      if (p.piece_count == 1) {
+        group.single = &p;
+      } else {
+        group.longer.push_back(&p);
+        const auto second = static_cast<unsigned char>(p.key[p.pieces[0]]);
+        group.second_bytes[second >> 6] |= std::uint64_t{1} << (second & 63);
+      }
     }
-    for (const auto& [first, list] : x.map) {
+    for (const auto& [first, group] : x.map) {
       const auto byte = static_cast<unsigned char>(first[0]);
-      if (first.size() == 1 && byte < 0x80) x.by_byte[byte] = &list;
+      if (first.size() == 1 && byte < 0x80) x.by_byte[byte] = &group;
     }
     return x;
   }();
   return index;
+}
+
+template <typename T>
+T load_le(const unsigned char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  if constexpr (std::endian::native == std::endian::big) {
+    if constexpr (sizeof v == 8) {
+      v = __builtin_bswap64(v);
+    } else {
+      v = __builtin_bswap32(v);
+    }
+  }
+  return v;
+}
+
+// The first min(8, size) bytes of `s` as a little-endian number, from whole loads: a memcpy of a
+// variable length into a word stalls on store forwarding, and this runs for every word.
+// (Any function of the key works for its users: they hash their keys and lookups the same way.)
+std::uint64_t head(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const std::size_t n = s.size();
+  if (n >= 8) return load_le<std::uint64_t>(p);
+  if (n >= 4) {
+    return std::uint64_t{load_le<std::uint32_t>(p)} |
+           (std::uint64_t{load_le<std::uint32_t>(p + n - 4)} << (8 * (n - 4)));
+  }
+  if (n == 0) return 0;
+  return std::uint64_t{p[0]} | (std::uint64_t{p[n >> 1]} << (8 * (n >> 1))) |
+         (std::uint64_t{p[n - 1]} << (8 * (n - 1)));
+}
+
+// The byte length and the first eight bytes, mixed.
+std::uint64_t key_hash(std::string_view s) {
+  return (head(s) ^ (s.size() * 0x9E3779B97F4A7C15ULL)) * 0xD6E8FEB86659FD93ULL;
 }
 
 // A Bloom filter over the exceptions and one over the first tokens of the matcher's patterns
@@ -117,37 +176,6 @@ class SpecialFilter {
   }
 
  private:
-  static std::uint64_t key_hash(std::string_view s) {
-    return (head(s) ^ (s.size() * 0x9E3779B97F4A7C15ULL)) * 0xD6E8FEB86659FD93ULL;
-  }
-  // The first min(8, size) bytes as a little-endian number, from whole loads: a memcpy of a
-  // variable length into a word stalls on store forwarding, and this runs for every word.
-  // (Any function of the key works here: add() and lookup() use the same one.)
-  static std::uint64_t head(std::string_view s) {
-    const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-    const std::size_t n = s.size();
-    if (n >= 8) return load_le<std::uint64_t>(p);
-    if (n >= 4) {
-      return std::uint64_t{load_le<std::uint32_t>(p)} |
-             (std::uint64_t{load_le<std::uint32_t>(p + n - 4)} << (8 * (n - 4)));
-    }
-    if (n == 0) return 0;
-    return std::uint64_t{p[0]} | (std::uint64_t{p[n >> 1]} << (8 * (n >> 1))) |
-           (std::uint64_t{p[n - 1]} << (8 * (n - 1)));
-  }
-  template <typename T>
-  static T load_le(const unsigned char* p) {
-    T v;
-    std::memcpy(&v, p, sizeof v);
-    if constexpr (std::endian::native == std::endian::big) {
-      if constexpr (sizeof v == 8) {
-        v = __builtin_bswap64(v);
-      } else {
-        v = __builtin_bswap32(v);
-      }
-    }
-    return v;
-  }
   void set(std::uint32_t bit, unsigned which) {
     bits_[2 * (bit >> 6) + which] |= std::uint64_t{1} << (bit & 63);
   }
@@ -184,6 +212,64 @@ const SpecialCase* find_special(std::string_view piece) {
   return find_special_in_map(piece);
 }
 
+// Whether a[0, n) == b[0, n) for 1 <= n <= 24, from loads that overlap to cover the n bytes
+// (no call: a word's bytes are compared on every cache hit).
+bool equal_short(const char* a, const char* b, std::size_t n) {
+  const auto* x = reinterpret_cast<const unsigned char*>(a);
+  const auto* y = reinterpret_cast<const unsigned char*>(b);
+  if (n >= 8) {
+    const std::size_t mid = n > 16 ? 8 : 0;  // 17-24 bytes: [0, 8), [8, 16), [n - 8, n)
+    return ((load_le<std::uint64_t>(x) ^ load_le<std::uint64_t>(y)) |
+            (load_le<std::uint64_t>(x + mid) ^ load_le<std::uint64_t>(y + mid)) |
+            (load_le<std::uint64_t>(x + n - 8) ^ load_le<std::uint64_t>(y + n - 8))) == 0;
+  }
+  if (n >= 4) {
+    return ((load_le<std::uint32_t>(x) ^ load_le<std::uint32_t>(y)) |
+            (load_le<std::uint32_t>(x + n - 4) ^ load_le<std::uint32_t>(y + n - 4))) == 0;
+  }
+  return x[0] == y[0] && x[n >> 1] == y[n >> 1] && x[n - 1] == y[n - 1];
+}
+
+// The tokens of words that took the general path of split_word (affixes, infixes, URLs), by the
+// word's bytes, so that a word seen again is replayed instead of split again (half of those
+// words repeat within a few thousand words of real text). This is exact: split_word reads only
+// the word's own bytes text[b, e) (every rule is guarded at the word's edges), and its tokens'
+// kinds are the emitter's (the first the word's kind, the rest glued), so the tokens, and which
+// of them may start a matcher pattern, are a function of the word's bytes alone. One slot per
+// hash (direct-mapped): a word replaces whatever its slot held.
+class WordCache {
+ public:
+  static constexpr std::size_t kMaxBytes = 24;   // longer words are not kept
+  static constexpr std::size_t kMaxTokens = 12;  // nor words of more tokens
+  struct Slot {
+    std::array<char, kMaxBytes> key{};
+    std::uint8_t size = 0;       // bytes of `key`; 0: empty (a word is never empty)
+    std::uint8_t count = 0;      // tokens
+    std::uint16_t patterns = 0;  // bit k: token k may start a matcher pattern
+    std::array<std::uint8_t, kMaxTokens> lengths{};
+    bool holds(std::string_view word) const {
+      return size == word.size() && equal_short(key.data(), word.data(), size);
+    }
+  };
+
+  // The slot of `word`, or nullptr when the word is too long to be kept.
+  Slot* slot(std::string_view word) {
+    if (word.size() > kMaxBytes) return nullptr;
+    if (slots_.empty()) slots_.resize(std::size_t{1} << kSlotBits);
+    std::uint64_t h = key_hash(word);
+    if (word.size() > 8) {  // the last eight bytes too, for words that share their first eight
+      h ^= load_le<std::uint64_t>(reinterpret_cast<const unsigned char*>(word.data()) +
+                                  word.size() - 8) *
+           0x9E3779B97F4A7C15ULL;
+    }
+    return &slots_[(h * 0xD6E8FEB86659FD93ULL) >> (64 - kSlotBits)];
+  }
+
+ private:
+  static constexpr unsigned kSlotBits = 11;  // 2048 slots of 40 bytes
+  std::vector<Slot> slots_;
+};
+
 // Appends a word's tokens, and notes which of them may start a matcher pattern (the filter's
 // answer for the token: apply_matcher looks only at those).
 class Emitter {
@@ -208,6 +294,34 @@ class Emitter {
     for (std::size_t k = 0; k < special.piece_count; ++k) {
       emit(at, at + special.pieces[k]);
       at += special.pieces[k];
+    }
+  }
+  // The tokens emitted so far.
+  std::size_t size() const { return out_.size(); }
+  // Keeps in `slot` the tokens of `word`, emitted from token `first` on (a word of more tokens
+  // than a slot holds leaves it empty).
+  void record(WordCache::Slot& slot, std::string_view word, std::size_t first) const {
+    const std::size_t count = out_.size() - first;
+    if (count > WordCache::kMaxTokens) {
+      slot.size = 0;
+      return;
+    }
+    std::memcpy(slot.key.data(), word.data(), word.size());
+    slot.size = static_cast<std::uint8_t>(word.size());
+    slot.count = static_cast<std::uint8_t>(count);
+    for (std::size_t k = 0; k < count; ++k) {
+      slot.lengths[k] = static_cast<std::uint8_t>(out_[first + k].end - out_[first + k].begin);
+    }
+    slot.patterns = 0;
+    for (auto it = pattern_starts_.rbegin(); it != pattern_starts_.rend() && *it >= first; ++it) {
+      slot.patterns = static_cast<std::uint16_t>(slot.patterns | (1u << (*it - first)));
+    }
+  }
+  // Emits the tokens a slot keeps, from `at` on.
+  void replay(const WordCache::Slot& slot, std::size_t at) {
+    for (std::size_t k = 0; k < slot.count; ++k) {
+      emit_known(at, at + slot.lengths[k], ((slot.patterns >> k) & 1) != 0);
+      at += slot.lengths[k];
     }
   }
 
@@ -313,6 +427,45 @@ constexpr std::array<bool, 128> kInfixStart = [] {
   return t;
 }();
 
+// The same set as byte ranges, for skip_to_infix_candidate's 16-byte masks.
+constexpr bool is_infix_start_range(unsigned char c) {
+  return (c >= '*' && c <= '/') || c == ':' || (c >= '<' && c <= '>') || c == '^' || c == '~';
+}
+static_assert([] {
+  for (unsigned c = 0; c < 128; ++c) {
+    if (kInfixStart[c] != is_infix_start_range(static_cast<unsigned char>(c))) return false;
+  }
+  return true;
+}());
+
+// The first i' >= i before `e` where text[i'] may start an infix (a byte of kInfixStart, or a
+// non-ASCII character's first byte), or e; 16 bytes at a time (SSE2) while they lie inside the
+// word, then byte by byte.
+std::size_t skip_to_infix_candidate(std::string_view text, std::size_t i, std::size_t e) {
+#if defined(__SSE2__)
+  for (; i + 16 <= e; i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
+    auto in = [&](char lo, char hi) {  // lo <= v <= hi (signed: non-ASCII bytes are below)
+      return _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8(static_cast<char>(lo - 1))),
+                           _mm_cmplt_epi8(v, _mm_set1_epi8(static_cast<char>(hi + 1))));
+    };
+    const __m128i infix =
+        _mm_or_si128(_mm_or_si128(in('*', '/'), in('<', '>')),
+                     _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(':')),
+                                               _mm_cmpeq_epi8(v, _mm_set1_epi8('^'))),
+                                  _mm_cmpeq_epi8(v, _mm_set1_epi8('~'))));
+    const auto stops = static_cast<std::uint32_t>(
+        _mm_movemask_epi8(_mm_or_si128(infix, _mm_cmplt_epi8(v, _mm_setzero_si128()))));
+    if (stops != 0) return i + static_cast<std::size_t>(std::countr_zero(stops));
+  }
+#endif
+  for (; i < e; ++i) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if (byte >= 0x80 || kInfixStart[byte]) return i;
+  }
+  return e;
+}
+
 // End of the infix at text[i] inside the middle text[mb, me), or 0 (spaCy's alternatives in
 // order).
 std::size_t infix_end(std::string_view text, std::size_t mb, std::size_t me, std::size_t i) {
@@ -341,10 +494,13 @@ std::size_t infix_end(std::string_view text, std::size_t mb, std::size_t me, std
   if (c == U',' && (prev_flags & kSpAlpha) && has_next && (flags(next) & kSpAlpha)) return i + 1;
   if ((prev_flags & kSpAlpha) || is_ascii_digit(prev)) {
     const std::string_view rest = text.substr(i, me - i);
-    for (const std::string_view hyphen : kHyphens) {
-      if (hyphen[0] != rest[0]) continue;
-      const std::size_t j = i + hyphen.size();
-      if (rest.starts_with(hyphen) && j < me && (flags_at(text, j) & kSpAlpha)) return j;
+    // Every hyphen starts with one of these four characters.
+    if (c == U'-' || c == U'~' || c == U'\u2013' || c == U'\u2014') {
+      for (const std::string_view hyphen : kHyphens) {
+        if (hyphen[0] != rest[0]) continue;
+        const std::size_t j = i + hyphen.size();
+        if (rest.starts_with(hyphen) && j < me && (flags_at(text, j) & kSpAlpha)) return j;
+      }
     }
     if ((c == U':' || c == U'<' || c == U'>' || c == U'=' || c == U'/') && has_next &&
         (flags(next) & kSpAlpha)) {
@@ -551,11 +707,8 @@ void split_middle(std::string_view text, std::size_t b, std::size_t e, Emitter& 
   std::size_t start = b;
   std::size_t i = b;
   while (i < e) {
-    const auto byte = static_cast<unsigned char>(text[i]);
-    if (byte < 0x80 && !kInfixStart[byte]) {
-      ++i;
-      continue;
-    }
+    i = skip_to_infix_candidate(text, i, e);
+    if (i == e) break;
     const std::size_t j = infix_end(text, b, e, i);
     if (j == 0) {
       std::size_t length = 0;
@@ -573,70 +726,10 @@ void split_middle(std::string_view text, std::size_t b, std::size_t e, Emitter& 
   if (start < e) emit.emit(start, e);
 }
 
-void split_word(std::string_view text, std::size_t b, std::size_t e, Emitter& emit,
-                std::vector<Span>& prefixes, std::vector<Span>& suffixes) {
-  // One filter lookup answers both "an exception?" and "a pattern's first token?" for the word.
-  const SpecialFilter& filter = special_filter();
-  const SpecialFilter::Hits hits = filter.lookup(text.substr(b, e - b));
-  if (hits.special) {
-    if (const SpecialCase* special = find_special_in_map(text.substr(b, e - b))) {
-      emit.emit_special(*special, b);
-      return;
-    }
-  }
-  // Fast paths for the commonest words, equal to what the general rules below produce (the
-  // tokenizer tests check them against spaCy):
-  //  * ASCII letters only, or ASCII digits only: no prefix, suffix, infix or URL applies;
-  //  * the same plus one of , ; : ! ? ) : that character is the only suffix;
-  //  * the same plus '.': a suffix after a digit, a lowercase letter or two uppercase ones,
-  //    otherwise part of the word ("A.", "eB.").
-  bool letters = true;
-  bool digits = true;
-  std::size_t k = b;
-  for (; k < e && (letters || digits); ++k) {
-    const auto c = static_cast<unsigned char>(text[k]);
-    const bool letter = (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
-    const bool digit = c >= '0' && c <= '9';
-    if (!(letters && letter) && !(digits && digit)) break;
-    letters = letters && letter;
-    digits = digits && digit;
-  }
-  auto emit_word = [&](std::size_t end) {
-    const std::string_view piece = text.substr(b, end - b);
-    const SpecialFilter::Hits piece_hits = filter.lookup(piece);
-    const SpecialCase* special = piece_hits.special ? find_special_in_map(piece) : nullptr;
-    if (special != nullptr) {
-      emit.emit_special(*special, b);
-    } else {
-      emit.emit_known(b, end, piece_hits.pattern);
-    }
-  };
-  if (k == e) {
-    emit.emit_known(b, e, hits.pattern);
-    return;
-  }
-  if (k > b && k + 1 == e) {
-    const char c = text[k];
-    if (c == ',' || c == ';' || c == ':' || c == '!' || c == '?' || c == ')') {
-      emit_word(k);
-      emit.emit(k, e);
-      return;
-    }
-    if (c == '.') {
-      const auto last = static_cast<unsigned char>(text[k - 1]);
-      const auto is_upper = [](unsigned char x) { return x >= 'A' && x <= 'Z'; };
-      const bool split =
-          digits || (last >= 'a' && last <= 'z') ||
-          (is_upper(last) && k - 1 > b && is_upper(static_cast<unsigned char>(text[k - 2])));
-      if (split) {
-        emit_word(k);
-        emit.emit(k, e);
-      } else {
-        emit.emit_known(b, e, hits.pattern);
-      }
-      return;
-    }
-  }
+// spaCy's affix loop, then the infixes and the URL matcher on what is left (split_middle), for
+// a word that is not an exception.
+void split_by_rules(std::string_view text, std::size_t b, std::size_t e, Emitter& emit,
+                    std::vector<Span>& prefixes, std::vector<Span>& suffixes) {
   prefixes.clear();
   suffixes.clear();
   // A lookup is a pure function of [b, e): the range last found not to be an exception is not
@@ -677,6 +770,100 @@ void split_word(std::string_view text, std::size_t b, std::size_t e, Emitter& em
   for (auto it = suffixes.rbegin(); it != suffixes.rend(); ++it) emit.emit(it->first, it->second);
 }
 
+// The leading run of a word made only of ASCII letters or only of ASCII digits (split_word's
+// fast paths need nothing else): where it ends, and whether it is digits. A word that starts
+// with neither has an empty run (run_end == the word's start; `digits` is then true, as the byte
+// loop leaves it, and unused).
+struct WordShape {
+  std::size_t run_end;
+  bool digits;
+};
+
+bool is_ascii_letter(unsigned char c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
+
+WordShape word_shape(std::string_view text, std::size_t b, std::size_t e) {
+  bool letters = true;
+  bool digits = true;
+  std::size_t k = b;
+  for (; k < e; ++k) {
+    const auto c = static_cast<unsigned char>(text[k]);
+    const bool letter = is_ascii_letter(c);
+    const bool digit = c >= '0' && c <= '9';
+    if (!(letters && letter) && !(digits && digit)) break;
+    letters = letters && letter;
+    digits = digits && digit;
+  }
+  return WordShape{k, digits};
+}
+
+// The tokens of the word text[b, e) (its leading letter/digit run is `shape`); `cache` keeps the
+// words that take the general rules (nullptr: every word goes through them).
+void split_word(std::string_view text, std::size_t b, std::size_t e, WordShape shape, Emitter& emit,
+                std::vector<Span>& prefixes, std::vector<Span>& suffixes, WordCache* cache) {
+  // One filter lookup answers both "an exception?" and "a pattern's first token?" for the word.
+  const SpecialFilter& filter = special_filter();
+  const SpecialFilter::Hits hits = filter.lookup(text.substr(b, e - b));
+  if (hits.special) {
+    if (const SpecialCase* special = find_special_in_map(text.substr(b, e - b))) {
+      emit.emit_special(*special, b);
+      return;
+    }
+  }
+  // Fast paths for the commonest words, equal to what the general rules below produce (the
+  // tokenizer tests check them against spaCy):
+  //  * ASCII letters only, or ASCII digits only: no prefix, suffix, infix or URL applies;
+  //  * the same plus one of , ; : ! ? ) : that character is the only suffix;
+  //  * the same plus '.': a suffix after a digit, a lowercase letter or two uppercase ones,
+  //    otherwise part of the word ("A.", "eB.").
+  const std::size_t k = shape.run_end;
+  const bool digits = shape.digits;
+  auto emit_word = [&](std::size_t end) {
+    const std::string_view piece = text.substr(b, end - b);
+    const SpecialFilter::Hits piece_hits = filter.lookup(piece);
+    const SpecialCase* special = piece_hits.special ? find_special_in_map(piece) : nullptr;
+    if (special != nullptr) {
+      emit.emit_special(*special, b);
+    } else {
+      emit.emit_known(b, end, piece_hits.pattern);
+    }
+  };
+  if (k == e) {
+    emit.emit_known(b, e, hits.pattern);
+    return;
+  }
+  if (k > b && k + 1 == e) {
+    const char c = text[k];
+    if (c == ',' || c == ';' || c == ':' || c == '!' || c == '?' || c == ')') {
+      emit_word(k);
+      emit.emit(k, e);
+      return;
+    }
+    if (c == '.') {
+      const auto last = static_cast<unsigned char>(text[k - 1]);
+      const auto is_upper = [](unsigned char x) { return x >= 'A' && x <= 'Z'; };
+      const bool split =
+          digits || (last >= 'a' && last <= 'z') ||
+          (is_upper(last) && k - 1 > b && is_upper(static_cast<unsigned char>(text[k - 2])));
+      if (split) {
+        emit_word(k);
+        emit.emit(k, e);
+      } else {
+        emit.emit_known(b, e, hits.pattern);
+      }
+      return;
+    }
+  }
+  const std::string_view word = text.substr(b, e - b);
+  WordCache::Slot* slot = cache == nullptr ? nullptr : cache->slot(word);
+  if (slot != nullptr && slot->holds(word)) {
+    emit.replay(*slot, b);
+    return;
+  }
+  const std::size_t first = emit.size();
+  split_by_rules(text, b, e, emit, prefixes, suffixes);
+  if (slot != nullptr) emit.record(*slot, word, first);
+}
+
 // Buffers of one thread's tokenizer, reused from call to call (no allocation once grown).
 struct TokenizerScratch {
   std::vector<Span> prefixes;  // affixes of one word
@@ -686,6 +873,7 @@ struct TokenizerScratch {
   std::vector<Span> kept;
   std::vector<std::uint8_t> seen;
   std::vector<Token> merged;
+  WordCache cache;  // kept from document to document (a fixed 80 KB)
 };
 
 // spaCy's _apply_special_cases: exceptions split by the affix rules are merged back. Only the
@@ -697,9 +885,16 @@ void apply_matcher(std::string_view text, std::vector<Token>& tokens, TokenizerS
   const std::size_t n = tokens.size();
   for (const std::size_t i : scratch.pattern_starts) {
     const std::string_view first(text.data() + tokens[i].begin, tokens[i].end - tokens[i].begin);
-    const PatternList* list = patterns.find(first);
-    if (list == nullptr) continue;
-    for (const SpecialCase* p : *list) {
+    const PatternGroup* group = patterns.find(first);
+    if (group == nullptr) continue;
+    if (group->single != nullptr) matches.emplace_back(i, i + 1);
+    if (i + 1 == n) continue;
+    const Token& second = tokens[i + 1];
+    if (second.kind == TokenKind::kWhitespace ||
+        !group->may_continue_with(static_cast<unsigned char>(text[second.begin]))) {
+      continue;
+    }
+    for (const SpecialCase* p : group->longer) {
       if (i + p->piece_count > n) continue;
       bool ok = true;
       std::size_t at = p->pieces[0];
@@ -788,9 +983,49 @@ std::size_t word_end(std::string_view text, std::size_t j) {
   return j;
 }
 
+// A word that starts at text[b] (not whitespace) and ends inside the 16 bytes from text[b] at
+// an ASCII whitespace byte, read with one load (SSE2; the caller checked b + 16 <= text.size()):
+// sets its end `e`, its shape, and `space_then_word` when the word is followed by exactly one
+// ' ' and then another word (a byte in 0x21-0x7F, inside the same 16 bytes). Returns false, and
+// the byte loops decide, when the 16 bytes hold no byte <= 0x20 or >= 0x80, or when the first
+// such byte is not ASCII whitespace (a control byte inside the word, or a non-ASCII character,
+// which may be whitespace): then the word may go on past it.
+bool block_word(std::string_view text, std::size_t b, std::size_t& e, WordShape& shape,
+                bool& space_then_word) {
+#if defined(__SSE2__)
+  const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + b));
+  // Signed compares: bytes >= 0x80 are negative, below every bound used here.
+  const auto stops =
+      static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmplt_epi8(bytes, _mm_set1_epi8(0x21))));
+  if (stops == 0) return false;
+  const auto length = static_cast<std::size_t>(std::countr_zero(stops));
+  const auto spaces = static_cast<std::uint32_t>(_mm_movemask_epi8(ascii_space_bytes(bytes)));
+  if (((spaces >> length) & 1) == 0) return false;
+  const __m128i folded = _mm_or_si128(bytes, _mm_set1_epi8(0x20));  // ASCII letters to lowercase
+  const __m128i letter = _mm_and_si128(_mm_cmpgt_epi8(folded, _mm_set1_epi8('a' - 1)),
+                                       _mm_cmplt_epi8(folded, _mm_set1_epi8('z' + 1)));
+  const __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(bytes, _mm_set1_epi8('0' - 1)),
+                                      _mm_cmplt_epi8(bytes, _mm_set1_epi8('9' + 1)));
+  // The leading run of letters, else of digits (bits 16-31 of the inverted masks are set, so
+  // each count is at most 16), cut at the word's end.
+  const auto letters = static_cast<std::size_t>(
+      std::countr_zero(~static_cast<std::uint32_t>(_mm_movemask_epi8(letter))));
+  const auto digits = static_cast<std::size_t>(
+      std::countr_zero(~static_cast<std::uint32_t>(_mm_movemask_epi8(digit))));
+  e = b + length;
+  shape = letters != 0 ? WordShape{b + std::min(letters, length), false}
+                       : WordShape{b + std::min(digits, length), true};
+  space_then_word = text[e] == ' ' && length + 1 < 16 && ((stops >> (length + 1)) & 1) == 0;
+  return true;
+#else
+  (void)text, (void)b, (void)e, (void)shape, (void)space_then_word;
+  return false;
+#endif
+}
+
 }  // namespace
 
-void tokenize_document(std::string_view text, std::vector<Token>& out) {
+void tokenize_document(std::string_view text, std::vector<Token>& out, TokenizerPath path) {
   thread_local TokenizerScratch scratch;
   out.clear();
   out.reserve(text.size() / 4 + 8);
@@ -814,11 +1049,24 @@ void tokenize_document(std::string_view text, std::vector<Token>& out) {
       i = j;
       continue;
     }
-    j = word_end(text, i);
-    Emitter emit(text, out, scratch.pattern_starts,
-                 after_word ? TokenKind::kAfterSpace : TokenKind::kGlued);
-    split_word(text, i, j, emit, scratch.prefixes, scratch.suffixes);
-    after_word = true;
+    // Words at text[i], for as long as each is followed by one ' ' and another word (that ' '
+    // is the word's flag, not a token: nothing to look at).
+    for (;;) {
+      WordShape shape{};
+      bool space_then_word = false;
+      if (!(path == TokenizerPath::kFast && i + 16 <= n &&
+            block_word(text, i, j, shape, space_then_word))) {
+        j = word_end(text, i);
+        shape = word_shape(text, i, j);
+      }
+      Emitter emit(text, out, scratch.pattern_starts,
+                   after_word ? TokenKind::kAfterSpace : TokenKind::kGlued);
+      split_word(text, i, j, shape, emit, scratch.prefixes, scratch.suffixes,
+                 path == TokenizerPath::kFast ? &scratch.cache : nullptr);
+      after_word = true;
+      if (!space_then_word) break;
+      i = j + 1;
+    }
     i = j;
   }
   apply_matcher(text, out, scratch);

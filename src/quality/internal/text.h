@@ -81,6 +81,18 @@ bool is_blank(std::string_view text);
 // dispatch at run time; other targets (and the last 15 bytes of a text) take the byte loop.
 // Wider vectors would not pay: words and lines end within a few blocks.
 
+#if defined(__SSE2__)
+// 0xFF in each byte of `v` that is_ascii_space accepts, 0 elsewhere: \t..\r is 9..13, so
+// (v - 9) as unsigned is < 5; 0x1C..0x1F is (v & ~3) == 0x1C; and ' '.
+inline __m128i ascii_space_bytes(__m128i v) {
+  const __m128i low = _mm_sub_epi8(v, _mm_set1_epi8(9));
+  const __m128i controls = _mm_cmpeq_epi8(_mm_min_epu8(low, _mm_set1_epi8(4)), low);
+  const __m128i separators =
+      _mm_cmpeq_epi8(_mm_and_si128(v, _mm_set1_epi8(static_cast<char>(0xFC))), _mm_set1_epi8(0x1C));
+  return _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), _mm_or_si128(controls, separators));
+}
+#endif
+
 // The first i' >= i where text[i'] is <= 0x20 (whitespace and other controls) or >= 0x80 (part
 // of a non-ASCII character), or text.size(): every byte skipped is printable ASCII.
 inline std::size_t skip_printable_ascii(std::string_view text, std::size_t i) {

@@ -26,8 +26,16 @@ struct Token {
   TokenKind kind;
 };
 
+// kFast reads a word's end and its leading run of ASCII letters or digits from one 16-byte load
+// at the word's start (SSE2) where those 16 bytes hold the end, and replays the tokens of a word
+// that took the general rules before (a per-thread cache); kReference looks at every byte and
+// sends every word through the rules. The tokens are the same; kReference is what the tests
+// compare kFast with.
+enum class TokenizerPath : std::uint8_t { kFast, kReference };
+
 // All spaCy tokens of `text`, whitespace tokens included, appended to `out` (cleared first).
-void tokenize_document(std::string_view text, std::vector<Token>& out);
+void tokenize_document(std::string_view text, std::vector<Token>& out,
+                       TokenizerPath path = TokenizerPath::kFast);
 
 // The sentences spaCy's Sentencizer finds in `line` (all-whitespace ones not counted);
 // `scratch` is reused between calls.
