@@ -298,11 +298,19 @@ class Emitter {
   }
   // The tokens emitted so far.
   std::size_t size() const { return out_.size(); }
-  // Keeps in `slot` the tokens of `word`, emitted from token `first` on (a word of more tokens
-  // than a slot holds leaves it empty).
-  void record(WordCache::Slot& slot, std::string_view word, std::size_t first) const {
+  // Keeps in `slot` the tokens of `word` (= text[b, ...)), emitted from token `first` on. A
+  // replay rebuilds them from their lengths alone, so they are kept only when they tile the word
+  // exactly, each starting where the one before ended; otherwise (or when there are more tokens
+  // than a slot holds) the slot is left empty.
+  void record(WordCache::Slot& slot, std::string_view word, std::size_t b,
+              std::size_t first) const {
     const std::size_t count = out_.size() - first;
-    if (count > WordCache::kMaxTokens) {
+    std::size_t at = b;
+    for (std::size_t k = first; k < out_.size() && count <= WordCache::kMaxTokens; ++k) {
+      if (out_[k].begin != at) break;
+      at = out_[k].end;
+    }
+    if (count > WordCache::kMaxTokens || at != b + word.size()) {
       slot.size = 0;
       return;
     }
@@ -861,7 +869,7 @@ void split_word(std::string_view text, std::size_t b, std::size_t e, WordShape s
   }
   const std::size_t first = emit.size();
   split_by_rules(text, b, e, emit, prefixes, suffixes);
-  if (slot != nullptr) emit.record(*slot, word, first);
+  if (slot != nullptr) emit.record(*slot, word, b, first);
 }
 
 // Buffers of one thread's tokenizer, reused from call to call (no allocation once grown).
