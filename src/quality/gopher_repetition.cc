@@ -11,6 +11,7 @@
 #include <array>
 #include <cstring>
 
+#include "common/internal/little_endian.h"
 #include "quality/internal/metrics.h"
 #include "quality/internal/probe_table.h"
 #include "quality/internal/text.h"
@@ -129,10 +130,10 @@ struct SameWords {
   }
 };
 
+// Eight bytes as a little-endian number: the masks below keep a word's first bytes as the low
+// ones on every host.
 std::uint64_t load64(const char* p) {
-  std::uint64_t v;
-  std::memcpy(&v, p, 8);
-  return v;
+  return internal::load_le<std::uint64_t>(reinterpret_cast<const std::uint8_t*>(p));
 }
 
 // A word's first min(n, 16) bytes as two little-endian integers, zero past its end: with its

@@ -15,6 +15,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "common/internal/little_endian.h"
 #include "luminamoon/data/common/xxh3.h"
 #include "quality/internal/tables.h"
 #include "quality/internal/text.h"
@@ -100,19 +101,7 @@ const PatternIndex& matcher_patterns() {
   return index;
 }
 
-template <typename T>
-T load_le(const unsigned char* p) {
-  T v;
-  std::memcpy(&v, p, sizeof v);
-  if constexpr (std::endian::native == std::endian::big) {
-    if constexpr (sizeof v == 8) {
-      v = __builtin_bswap64(v);
-    } else {
-      v = __builtin_bswap32(v);
-    }
-  }
-  return v;
-}
+using internal::load_le;
 
 // The first min(8, size) bytes of `s` as a little-endian number, from whole loads: a memcpy of a
 // variable length into a word stalls on store forwarding, and this runs for every word.
