@@ -68,6 +68,17 @@ std::uint64_t add_mod(std::uint64_t a, std::uint64_t b) {
   return s - (kMersenne61 & over);
 }
 
+// a * b + c (mod 2^61 - 1) for a < 2^62, b and c < 2^61, as a value below 2^61 + 4 (at most one
+// subtraction of 2^61 - 1 from the reduced one) with no comparison on the way: a*b < 2^123
+// splits into its low 61 bits and the rest (< 2^62), so low + rest + c < 2^63, folded once more.
+std::uint64_t mul_add_folded(std::uint64_t a, std::uint64_t b, std::uint64_t c) {
+  const U128 r = static_cast<U128>(a) * b;
+  const auto lo = static_cast<std::uint64_t>(r);
+  const auto hi = static_cast<std::uint64_t>(r >> 64);
+  const std::uint64_t sum = (lo & kMersenne61) + ((lo >> 61) | (hi << 3)) + c;
+  return (sum & kMersenne61) + (sum >> 61);
+}
+
 std::uint64_t hash_base() {
   static const std::uint64_t base = (hash_seed() % (kMersenne61 - 1024)) + 257;
   return base;
@@ -237,16 +248,29 @@ void live_positions(ProbeTable& table, std::size_t w, std::size_t size, const Sa
   }
   for (std::size_t k = 0; k < listed; ++k) {
     const std::uint32_t i = compare[k];
-    const std::size_t gram = offsets[i + 5] - offsets[i];
+    const std::size_t at = offsets[i];
+    const std::size_t gram = offsets[i + 5] - at;
+    // Bytes 8..16 and 16..24 of the 5-gram (the first 8 are the bucket's), each masked to the
+    // bytes of the 5-gram it holds (none past it). A 16-byte window can be read from every
+    // member (each has 8 bytes of `joined`), so the third 8 bytes can too (slack).
     const std::uint64_t high = s.window_high[i];
-    // Bytes 8..gram of the 5-gram (the first 8 are the bucket's): for gram <= 16 only the low
-    // gram - 8 bytes of window_high count.
     const std::uint64_t mask = gram >= 16 ? ~std::uint64_t{0} : kLowMask[gram - 8];
+    const std::uint64_t third = load64(all + at + 16);
+    const std::uint64_t third_mask =
+        gram >= 24 ? ~std::uint64_t{0} : gram <= 16 ? 0 : kLowMask[gram - 16];
     bool partner = false;
-    for (std::uint32_t j = s.bucket_last[s.bucket[i]]; j != kNone && !partner; j = s.chain[j]) {
-      partner = j != i && offsets[j] + gram <= size && ((s.window_high[j] ^ high) & mask) == 0 &&
-                (gram <= 16 || (j + 5 <= w && same_words(i, j, 5)) ||
-                 std::memcmp(all + offsets[i] + 16, all + offsets[j] + 16, gram - 16) == 0);
+    for (std::uint32_t j = s.bucket_last[s.bucket[i]]; j != kNone; j = s.chain[j]) {
+      const std::size_t other = offsets[j];
+      // Most members differ in their first 24 bytes: decided without a call or a branch each.
+      const bool prefix = j != i && other + gram <= size &&
+                          (((s.window_high[j] ^ high) & mask) |
+                           ((load64(all + other + 16) ^ third) & third_mask)) == 0;
+      if (!prefix) continue;
+      if (gram <= 24 || (j + 5 <= w && same_words(i, j, 5)) ||
+          std::memcmp(all + at + 24, all + other + 24, gram - 24) == 0) {
+        partner = true;
+        break;
+      }
     }
     s.live[i] = partner ? 1 : 0;
   }
@@ -277,8 +301,6 @@ void dup_ngram_char_ratios(ProbeTable& table, std::string_view text,
     const std::string_view word = words[i];
     const std::uint32_t first = s.first_of[i];
     if (first == i) s.word_hash[i] = word_poly_hash(word, pow);
-    s.prefix_hash[i + 1] =
-        add_mod(mul_mod(s.prefix_hash[i], base_power(pow, word.size())), s.word_hash[first]);
     if (word.size() <= 16 && text_end - word.data() >= 16) {
       char block[16];
       std::memcpy(block, word.data(), 16);
@@ -286,6 +308,15 @@ void dup_ngram_char_ratios(ProbeTable& table, std::string_view text,
     } else {
       std::memcpy(out_bytes + s.offsets[i], word.data(), word.size());
     }
+  }
+  // The prefix hashes, a chain of dependent multiplications, in a loop of their own (no branch
+  // to mispredict). The running value is kept below 2^62 but not reduced (mul_add_folded): the
+  // reduction of each stored value is off the chain.
+  std::uint64_t running = 0;
+  for (std::size_t i = 0; i < w; ++i) {
+    running = mul_add_folded(running, base_power(pow, s.offsets[i + 1] - s.offsets[i]),
+                             s.word_hash[s.first_of[i]]);
+    s.prefix_hash[i + 1] = running >= kMersenne61 ? running - kMersenne61 : running;
   }
   const std::size_t size = s.offsets[w];
   live_positions(table, w, size, same_words, s);
