@@ -248,29 +248,16 @@ void live_positions(ProbeTable& table, std::size_t w, std::size_t size, const Sa
   }
   for (std::size_t k = 0; k < listed; ++k) {
     const std::uint32_t i = compare[k];
-    const std::size_t at = offsets[i];
-    const std::size_t gram = offsets[i + 5] - at;
-    // Bytes 8..16 and 16..24 of the 5-gram (the first 8 are the bucket's), each masked to the
-    // bytes of the 5-gram it holds (none past it). A 16-byte window can be read from every
-    // member (each has 8 bytes of `joined`), so the third 8 bytes can too (slack).
+    const std::size_t gram = offsets[i + 5] - offsets[i];
     const std::uint64_t high = s.window_high[i];
+    // Bytes 8..gram of the 5-gram (the first 8 are the bucket's): for gram <= 16 only the low
+    // gram - 8 bytes of window_high count.
     const std::uint64_t mask = gram >= 16 ? ~std::uint64_t{0} : kLowMask[gram - 8];
-    const std::uint64_t third = load64(all + at + 16);
-    const std::uint64_t third_mask =
-        gram >= 24 ? ~std::uint64_t{0} : gram <= 16 ? 0 : kLowMask[gram - 16];
     bool partner = false;
-    for (std::uint32_t j = s.bucket_last[s.bucket[i]]; j != kNone; j = s.chain[j]) {
-      const std::size_t other = offsets[j];
-      // Most members differ in their first 24 bytes: decided without a call or a branch each.
-      const bool prefix = j != i && other + gram <= size &&
-                          (((s.window_high[j] ^ high) & mask) |
-                           ((load64(all + other + 16) ^ third) & third_mask)) == 0;
-      if (!prefix) continue;
-      if (gram <= 24 || (j + 5 <= w && same_words(i, j, 5)) ||
-          std::memcmp(all + at + 24, all + other + 24, gram - 24) == 0) {
-        partner = true;
-        break;
-      }
+    for (std::uint32_t j = s.bucket_last[s.bucket[i]]; j != kNone && !partner; j = s.chain[j]) {
+      partner = j != i && offsets[j] + gram <= size && ((s.window_high[j] ^ high) & mask) == 0 &&
+                (gram <= 16 || (j + 5 <= w && same_words(i, j, 5)) ||
+                 std::memcmp(all + offsets[i] + 16, all + offsets[j] + 16, gram - 16) == 0);
     }
     s.live[i] = partner ? 1 : 0;
   }
@@ -297,10 +284,15 @@ void dup_ngram_char_ratios(ProbeTable& table, std::string_view text,
   const std::uint64_t* pow = powers();
   const char* text_end = text.data() + text.size();
   char* out_bytes = s.joined.data();
+  // The first occurrences are listed (without branches: which words are new is a coin toss to a
+  // branch predictor) and hashed after the copy.
+  std::vector<std::uint32_t>& firsts = s.live_list;  // (free until live_positions)
+  firsts.resize(w);
+  std::size_t distinct = 0;
   for (std::size_t i = 0; i < w; ++i) {
     const std::string_view word = words[i];
-    const std::uint32_t first = s.first_of[i];
-    if (first == i) s.word_hash[i] = word_poly_hash(word, pow);
+    firsts[distinct] = static_cast<std::uint32_t>(i);
+    distinct += static_cast<std::size_t>(s.first_of[i] == i);
     if (word.size() <= 16 && text_end - word.data() >= 16) {
       char block[16];
       std::memcpy(block, word.data(), 16);
@@ -308,6 +300,10 @@ void dup_ngram_char_ratios(ProbeTable& table, std::string_view text,
     } else {
       std::memcpy(out_bytes + s.offsets[i], word.data(), word.size());
     }
+  }
+  for (std::size_t k = 0; k < distinct; ++k) {
+    const std::uint32_t i = firsts[k];
+    s.word_hash[i] = word_poly_hash(words[i], pow);
   }
   // The prefix hashes, a chain of dependent multiplications, in a loop of their own (no branch
   // to mispredict). The running value is kept below 2^62 but not reduced (mul_add_folded): the
