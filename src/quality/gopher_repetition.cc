@@ -246,20 +246,31 @@ void live_positions(ProbeTable& table, std::size_t w, std::size_t size, const Sa
     compare[listed] = static_cast<std::uint32_t>(i);
     listed += static_cast<std::size_t>(long_gram && members >= 2 && members <= kMaxCompared);
   }
+  // Partners are found in pairs where they can be: when j, later in the list, matches the
+  // 5-gram at i and its own 5-gram is no longer, i matches j's, so j is marked (2) and skips its
+  // search.
   for (std::size_t k = 0; k < listed; ++k) {
     const std::uint32_t i = compare[k];
+    if (s.live[i] == 2) continue;
     const std::size_t gram = offsets[i + 5] - offsets[i];
     const std::uint64_t high = s.window_high[i];
     // Bytes 8..gram of the 5-gram (the first 8 are the bucket's): for gram <= 16 only the low
     // gram - 8 bytes of window_high count.
     const std::uint64_t mask = gram >= 16 ? ~std::uint64_t{0} : kLowMask[gram - 8];
-    bool partner = false;
-    for (std::uint32_t j = s.bucket_last[s.bucket[i]]; j != kNone && !partner; j = s.chain[j]) {
-      partner = j != i && offsets[j] + gram <= size && ((s.window_high[j] ^ high) & mask) == 0 &&
-                (gram <= 16 || (j + 5 <= w && same_words(i, j, 5)) ||
-                 std::memcmp(all + offsets[i] + 16, all + offsets[j] + 16, gram - 16) == 0);
+    std::uint32_t found = kNone;
+    for (std::uint32_t j = s.bucket_last[s.bucket[i]]; j != kNone; j = s.chain[j]) {
+      if (j != i && offsets[j] + gram <= size && ((s.window_high[j] ^ high) & mask) == 0 &&
+          (gram <= 16 || (j + 5 <= w && same_words(i, j, 5)) ||
+           std::memcmp(all + offsets[i] + 16, all + offsets[j] + 16, gram - 16) == 0)) {
+        found = j;
+        break;
+      }
     }
-    s.live[i] = partner ? 1 : 0;
+    s.live[i] = found != kNone ? 1 : 0;
+    if (found != kNone && found > i && found < checked &&
+        offsets[found + 5] - offsets[found] <= gram) {
+      s.live[found] = 2;
+    }
   }
 }
 
