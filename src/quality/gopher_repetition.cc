@@ -312,8 +312,22 @@ void dup_ngram_char_ratios(ProbeTable& table, std::string_view text,
       std::memcpy(out_bytes + s.offsets[i], word.data(), word.size());
     }
   }
+  // Hashed in order of length (a counting sort; lengths above 16 together), so that the hash
+  // loop's trip count repeats from word to word and its exit is predicted.
+  constexpr std::size_t kLengthClasses = 18;
+  std::array<std::size_t, kLengthClasses + 1> class_start{};
+  auto length_class = [&](std::uint32_t i) {
+    return std::min<std::size_t>(words[i].size(), kLengthClasses - 1);
+  };
+  for (std::size_t k = 0; k < distinct; ++k) ++class_start[length_class(firsts[k]) + 1];
+  for (std::size_t c = 1; c <= kLengthClasses; ++c) class_start[c] += class_start[c - 1];
+  grow(s.by_length, distinct);
   for (std::size_t k = 0; k < distinct; ++k) {
     const std::uint32_t i = firsts[k];
+    s.by_length[class_start[length_class(i)]++] = i;
+  }
+  for (std::size_t k = 0; k < distinct; ++k) {
+    const std::uint32_t i = s.by_length[k];
     s.word_hash[i] = word_poly_hash(words[i], pow);
   }
   // The prefix hashes, a chain of dependent multiplications, in a loop of their own (no branch

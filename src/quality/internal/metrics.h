@@ -117,6 +117,8 @@ class Document {
     std::vector<std::uint32_t> chain;        // per position: previous one with the same window
     std::vector<std::uint32_t> bucket_last;  // per bucket: its last position
     std::vector<std::uint32_t> bucket_size;  // per bucket: its positions
+    // The 5..10-gram stage (dup_ngram_char_ratios).
+    std::vector<std::uint32_t> by_length;  // the words' first occurrences, by length
   };
   Scratch& scratch() { return scratch_; }
 
