@@ -372,6 +372,7 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
   grow(s.key_high, w);
   grow(s.key_hash, w);
   const char* text_end = text.data() + text.size();
+  const KeyHasher hasher(hash_seed());
   // First the keys, hashes and code points, position by position with no table access (so that
   // the work of many words overlaps), then the table lookups.
   for (std::size_t i = 0; i < w; ++i) {
@@ -383,8 +384,7 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
     const std::size_t code_points =
         ascii ? n : (n <= 16 ? n - continuation_bytes(key) : count_code_points(word));
     s.prefix_chars[i + 1] = s.prefix_chars[i] + code_points;
-    s.key_hash[i] = n <= 16 ? mix64(mix64(key.low ^ (std::uint64_t{n} << 59)) + key.high)
-                            : mix64(hash_bytes(word));
+    s.key_hash[i] = n <= 16 ? hasher.word(key.low, key.high, n) : hash_bytes(word);
   }
   table.reset(w);
   for (std::size_t i = 0; i < w; ++i) {
@@ -433,22 +433,25 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
         looked_up[listed] = static_cast<std::uint32_t>(i);
         listed += static_cast<std::size_t>(repeated[i] & repeated[i + 1]);
       }
-      table.reset(listed);
-      std::size_t best_count = 1;  // the first n-gram, unless one repeats
-      std::size_t best_first = 0;
+      IntKeyTable& gram_table = s.gram_table;
+      gram_table.reset(listed);
       const std::uint32_t* c = cls.data();
+      std::uint32_t* counts = s.counts.data();
       for (std::size_t k = 0; k < listed; ++k) {
         const std::uint32_t i = looked_up[k];
         const std::uint64_t key = (std::uint64_t{c[i]} << 32) | c[i + 1];
-        const std::uint32_t first = table.find_or_insert(mix64(key), i, [&](std::uint32_t stored) {
-          return c[stored] == c[i] && c[stored + 1] == c[i + 1];
-        });
+        const std::uint32_t first = gram_table.find_or_insert(hasher.integer(key), key, i);
         s.next_class[i] = first;
-        const std::size_t count = ++s.counts[first];
-        if (count > best_count || (count == best_count && first < best_first)) {
-          best_count = count;
-          best_first = first;
-        }
+        ++counts[first];
+      }
+      // The most frequent n-gram, ties to the first one (counts are kept at first
+      // occurrences); the first n-gram, once, unless one repeats.
+      std::uint32_t best_count = 1;
+      for (std::size_t i = 0; i < positions; ++i) best_count = std::max(best_count, counts[i]);
+      std::size_t best_first = 0;
+      if (best_count > 1) {
+        best_first = static_cast<std::size_t>(std::find(counts, counts + positions, best_count) -
+                                              counts);
       }
       top = (s.prefix_chars[best_first + n] - s.prefix_chars[best_first] + n - 1) * best_count;
       if (n < 4) {

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "quality/internal/key_tables.h"
 #include "quality/internal/probe_table.h"
 #include "quality/internal/text.h"
 #include "quality/internal/words.h"
@@ -117,6 +118,8 @@ class Document {
     std::vector<std::uint32_t> chain;        // per position: previous one with the same window
     std::vector<std::uint32_t> bucket_last;  // per bucket: its last position
     std::vector<std::uint32_t> bucket_size;  // per bucket: its positions
+    // gopher_repetition's top 2-4-gram passes (key_tables.h)
+    IntKeyTable gram_table;
   };
   Scratch& scratch() { return scratch_; }
 
