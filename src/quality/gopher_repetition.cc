@@ -386,18 +386,28 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
     s.prefix_chars[i + 1] = s.prefix_chars[i] + code_points;
     s.key_hash[i] = n <= 16 ? hasher.word(key.low, key.high, n) : hash_bytes(word);
   }
-  table.reset(w);
+  FirstProbeTable& word_table = s.word_table;
+  word_table.reset(w);
+  const std::uint64_t* key_low = s.key_low.data();
+  const std::uint64_t* key_high = s.key_high.data();
+  std::uint32_t* first_of = s.first_of.data();
+  std::uint32_t* word_counts = s.counts.data();
   for (std::size_t i = 0; i < w; ++i) {
-    const std::uint64_t low = s.key_low[i];
-    const std::uint64_t high = s.key_high[i];
+    const std::uint64_t low = key_low[i];
+    const std::uint64_t high = key_high[i];
     const std::size_t n = words[i].size();
-    const std::uint32_t first = table.find_or_insert(
-        s.key_hash[i], static_cast<std::uint32_t>(i), [&](std::uint32_t stored) {
-          return s.key_low[stored] == low && s.key_high[stored] == high &&
-                 words[stored].size() == n && (n <= 16 || words[stored] == words[i]);
+    const std::uint32_t first = word_table.find_or_insert(
+        s.key_hash[i], static_cast<std::uint32_t>(i),
+        [&](std::uint32_t stored) {  // (longer words: nonzero, decided by the full comparison)
+          return (key_low[stored] ^ low) | (key_high[stored] ^ high) | (words[stored].size() ^ n) |
+                 static_cast<std::uint64_t>(n > 16);
+        },
+        [&](std::uint32_t stored) {
+          return key_low[stored] == low && key_high[stored] == high && words[stored].size() == n &&
+                 (n <= 16 || words[stored] == words[i]);
         });
-    s.first_of[i] = first;
-    ++s.counts[first];
+    first_of[i] = first;
+    ++word_counts[first];
   }
   // An n-gram that holds a once-occurring (n-1)-gram occurs once, so it is not counted. If no
   // n-gram repeats, the top one is the first n-gram, once (Counter.most_common(1) takes the
@@ -416,7 +426,14 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
   cls.assign(s.first_of.begin(), s.first_of.begin() + static_cast<std::ptrdiff_t>(w));
   // (first_of stays: the word interning)
   repeated.resize(w);
-  for (std::size_t i = 0; i < w; ++i) repeated[i] = s.counts[cls[i]] >= 2 ? 1 : 0;
+  {
+    // (raw pointers: a byte store may alias a vector's own pointers, which the compiler would
+    // reload at every step)
+    const std::uint32_t* c = cls.data();
+    const std::uint32_t* counts = s.counts.data();
+    std::uint8_t* r = repeated.data();
+    for (std::size_t i = 0; i < w; ++i) r[i] = counts[c[i]] >= 2 ? 1 : 0;
+  }
   for (std::size_t n = 2; n <= 4; ++n) {
     std::size_t top = 0;
     if (w >= n) {
@@ -425,13 +442,15 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
       s.next_class.resize(positions);
       // The positions to look up, listed without branches (each n-gram not looked up occurs
       // once: its own class); the table is sized for them alone, so it stays small.
-      std::vector<std::uint32_t>& looked_up = s.live_list;
-      looked_up.resize(positions);
+      s.live_list.resize(positions);
+      std::uint32_t* looked_up = s.live_list.data();
+      std::uint32_t* next_class = s.next_class.data();
+      const std::uint8_t* r = repeated.data();
       std::size_t listed = 0;
       for (std::size_t i = 0; i < positions; ++i) {
-        s.next_class[i] = static_cast<std::uint32_t>(i);
+        next_class[i] = static_cast<std::uint32_t>(i);
         looked_up[listed] = static_cast<std::uint32_t>(i);
-        listed += static_cast<std::size_t>(repeated[i] & repeated[i + 1]);
+        listed += static_cast<std::size_t>(r[i] & r[i + 1]);
       }
       IntKeyTable& gram_table = s.gram_table;
       gram_table.reset(listed);
@@ -441,7 +460,7 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
         const std::uint32_t i = looked_up[k];
         const std::uint64_t key = (std::uint64_t{c[i]} << 32) | c[i + 1];
         const std::uint32_t first = gram_table.find_or_insert(hasher.integer(key), key, i);
-        s.next_class[i] = first;
+        next_class[i] = first;
         ++counts[first];
       }
       // The most frequent n-gram, ties to the first one (counts are kept at first
@@ -450,13 +469,15 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
       for (std::size_t i = 0; i < positions; ++i) best_count = std::max(best_count, counts[i]);
       std::size_t best_first = 0;
       if (best_count > 1) {
-        best_first = static_cast<std::size_t>(std::find(counts, counts + positions, best_count) -
-                                              counts);
+        best_first =
+            static_cast<std::size_t>(std::find(counts, counts + positions, best_count) - counts);
       }
       top = (s.prefix_chars[best_first + n] - s.prefix_chars[best_first] + n - 1) * best_count;
       if (n < 4) {
         cls.swap(s.next_class);
-        for (std::size_t i = 0; i < positions; ++i) repeated[i] = s.counts[cls[i]] >= 2 ? 1 : 0;
+        const std::uint32_t* next = cls.data();
+        std::uint8_t* rw = repeated.data();
+        for (std::size_t i = 0; i < positions; ++i) rw[i] = counts[next[i]] >= 2 ? 1 : 0;
         repeated.resize(positions);
       }
     }

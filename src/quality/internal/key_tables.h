@@ -54,7 +54,7 @@ struct KeyHasher {
   std::uint64_t word(std::uint64_t low, std::uint64_t high, std::uint64_t length) const {
     return fold(low ^ a, high ^ b ^ (length << 56));
   }
-  std::uint64_t integer(std::uint64_t key) const { return fold(key ^ a, m); }
+  std::uint64_t integer(std::uint64_t key) const { return (key ^ a) * m; }  // (multiply-shift)
 
  private:
   static std::uint64_t fold(std::uint64_t x, std::uint64_t y) {
@@ -65,6 +65,59 @@ struct KeyHasher {
   std::uint64_t a;
   std::uint64_t b;
   std::uint64_t m;
+};
+
+// Keys held in the caller's arrays, as ProbeTable (8-byte slots, so the table stays in L1), but
+// the first probe takes no branch on whether the key is new: `differs(stored)` (branch-free:
+// zero only when the key at `stored` is the one at `position`; it is also called with
+// `stored == position`, and may answer nonzero for keys it cannot settle) decides there, and
+// `same(stored)` (the full comparison) on the rare walk past the first slot.
+class FirstProbeTable {
+ public:
+  void reset(std::size_t items) {
+    const std::size_t wanted = key_tables_internal::slots_for(items);
+    key_tables_internal::make_room(slots_, wanted, stamp_);
+    if (stamp_ == (std::uint32_t{1} << 24)) {  // stamps are 24 bits here
+      std::fill(slots_.begin(), slots_.end(), Slot{});
+      stamp_ = 1;
+    }
+    mask_ = wanted - 1;
+  }
+
+  template <typename Differs, typename Same>
+  std::uint32_t find_or_insert(std::uint64_t hash, std::uint32_t position, Differs&& differs,
+                               Same&& same) {
+    const std::uint32_t stamp = stamp_;
+    const std::uint32_t tag = (stamp << 8) | static_cast<std::uint32_t>(hash >> 56);
+    std::size_t i = static_cast<std::size_t>(hash) & mask_;
+    Slot* slots = slots_.data();
+    const Slot seen = slots[i];
+    // All ones when the slot is free: it then reads as holding this key at `position`.
+    const std::uint32_t free = 0u - static_cast<std::uint32_t>((seen.tag >> 8) != stamp);
+    const std::uint32_t stored = (position & free) | (seen.position & ~free);
+    // (differs answers zero for the key with itself, so a free slot passes when it can decide)
+    if ((differs(stored) | ((seen.tag ^ tag) & ~free)) == 0) {
+      slots[i] = Slot{stored, tag};  // (when seen, what is there)
+      return stored;
+    }
+    for (;; i = (i + 1) & mask_) {
+      Slot& slot = slots[i];
+      if ((slot.tag >> 8) != stamp) {
+        slot = Slot{position, tag};
+        return position;
+      }
+      if (slot.tag == tag && same(slot.position)) return slot.position;
+    }
+  }
+
+ private:
+  struct Slot {
+    std::uint32_t position = 0;
+    std::uint32_t tag = 0;  // stamp << 8 | top 8 bits of the hash
+  };
+  std::vector<Slot> slots_;
+  std::size_t mask_ = 0;
+  std::uint32_t stamp_ = 0;
 };
 
 // 64-bit integer keys (a pair of 32-bit classes).
@@ -79,14 +132,18 @@ class IntKeyTable {
 
   // The position stored under `key`, or `position` itself after storing it.
   std::uint32_t find_or_insert(std::uint64_t hash, std::uint64_t key, std::uint32_t position) {
+    const std::uint32_t stamp = stamp_;
+    Slot* slots = slots_.data();
     for (std::size_t i = static_cast<std::size_t>(hash >> shift_);; i = (i + 1) & mask_) {
-      Slot& slot = slots_[i];
-      const bool empty = slot.stamp != stamp_;
-      if (empty | (slot.key == key)) {
-        const std::uint32_t first = empty ? position : slot.position;
-        slot.key = key;
-        slot.stamp = stamp_;
-        slot.position = first;
+      const Slot seen = slots[i];
+      // All ones when the slot is free: it then reads as holding this key at `position`, so one
+      // comparison, rarely false, covers both "new" and "seen" (masks, not `?:`, which the
+      // compiler turns back into the branch this avoids).
+      const std::uint64_t free = std::uint64_t{0} - static_cast<std::uint64_t>(seen.stamp != stamp);
+      const std::uint64_t held = (key & free) | (seen.key & ~free);
+      if (held == key) {
+        const auto first = static_cast<std::uint32_t>((position & free) | (seen.position & ~free));
+        slots[i] = Slot{key, stamp, first};
         return first;
       }
     }

@@ -118,8 +118,9 @@ class Document {
     std::vector<std::uint32_t> chain;        // per position: previous one with the same window
     std::vector<std::uint32_t> bucket_last;  // per bucket: its last position
     std::vector<std::uint32_t> bucket_size;  // per bucket: its positions
-    // gopher_repetition's top 2-4-gram passes (key_tables.h)
+    // gopher_repetition's top 2-4-gram passes and word interning (key_tables.h)
     IntKeyTable gram_table;
+    FirstProbeTable word_table;
   };
   Scratch& scratch() { return scratch_; }
 
