@@ -442,15 +442,30 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
       s.next_class.resize(positions);
       // The positions to look up, listed without branches (each n-gram not looked up occurs
       // once: its own class); the table is sized for them alone, so it stays small.
-      s.live_list.resize(positions);
+      s.live_list.resize(positions + 8);  // (a block of 8 may write up to 8 slots past `listed`)
       std::uint32_t* looked_up = s.live_list.data();
       std::uint32_t* next_class = s.next_class.data();
       const std::uint8_t* r = repeated.data();
+      for (std::size_t i = 0; i < positions; ++i) next_class[i] = static_cast<std::uint32_t>(i);
+      // Eight positions at a time: their flags as the bytes of one integer, whose product with
+      // 0x0101... holds the running counts, so where each one is written depends on `listed`
+      // once per block, not on the flag loaded just before (a chain of loads and stores the core
+      // could not overlap). Each position is written where the next listed one goes (ascending,
+      // so a listed one is written last there).
       std::size_t listed = 0;
-      for (std::size_t i = 0; i < positions; ++i) {
-        next_class[i] = static_cast<std::uint32_t>(i);
-        looked_up[listed] = static_cast<std::uint32_t>(i);
-        listed += static_cast<std::size_t>(r[i] & r[i + 1]);
+      std::size_t at = 0;
+      for (; at + 8 <= positions; at += 8) {  // (reads r[at .. at + 8], all below positions + 1)
+        const std::uint64_t pairs =
+            internal::load_le<std::uint64_t>(r + at) & internal::load_le<std::uint64_t>(r + at + 1);
+        const std::uint64_t before = (pairs * 0x0101010101010101ULL) - pairs;  // exclusive sums
+        for (unsigned k = 0; k < 8; ++k) {
+          looked_up[listed + ((before >> (8 * k)) & 0xFF)] = static_cast<std::uint32_t>(at + k);
+        }
+        listed += static_cast<std::size_t>(((pairs * 0x0101010101010101ULL) >> 56) & 0xFF);
+      }
+      for (; at < positions; ++at) {
+        looked_up[listed] = static_cast<std::uint32_t>(at);
+        listed += static_cast<std::size_t>(r[at] & r[at + 1]);
       }
       IntKeyTable& gram_table = s.gram_table;
       gram_table.reset(listed);
