@@ -367,37 +367,46 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
   grow(s.prefix_chars, w + 1);
   s.prefix_chars[0] = 0;
   grow(s.first_of, w);
-  s.counts.assign(w, 0);
+  grow(s.counts, w);
   grow(s.key_low, w);
   grow(s.key_high, w);
   grow(s.key_hash, w);
   const char* text_end = text.data() + text.size();
   const KeyHasher hasher(hash_seed());
   // First the keys, hashes and code points, position by position with no table access (so that
-  // the work of many words overlaps), then the table lookups.
+  // the work of many words overlaps), then the table lookups. (Raw pointers and the running
+  // count in a register: through the vectors, each 8-byte store could be the count, which the
+  // compiler then reloaded from memory at every word, one chain through the whole loop.)
+  std::uint64_t* key_low = s.key_low.data();
+  std::uint64_t* key_high = s.key_high.data();
+  std::uint64_t* key_hash = s.key_hash.data();
+  std::size_t* prefix_chars = s.prefix_chars.data();
+  std::size_t chars_before = 0;
   for (std::size_t i = 0; i < w; ++i) {
     const std::string_view word = words[i];
     const std::size_t n = word.size();
     const WordKey key = word_key(word, text_end);
-    s.key_low[i] = key.low;
-    s.key_high[i] = key.high;
+    key_low[i] = key.low;
+    key_high[i] = key.high;
     const std::size_t code_points =
         ascii ? n : (n <= 16 ? n - continuation_bytes(key) : count_code_points(word));
-    s.prefix_chars[i + 1] = s.prefix_chars[i] + code_points;
-    s.key_hash[i] = n <= 16 ? hasher.word(key.low, key.high, n) : hash_bytes(word);
+    chars_before += code_points;
+    prefix_chars[i + 1] = chars_before;
+    key_hash[i] = n <= 16 ? hasher.word(key.low, key.high, n) : hash_bytes(word);
   }
   FirstProbeTable& word_table = s.word_table;
   word_table.reset(w);
-  const std::uint64_t* key_low = s.key_low.data();
-  const std::uint64_t* key_high = s.key_high.data();
   std::uint32_t* first_of = s.first_of.data();
-  std::uint32_t* word_counts = s.counts.data();
+  // seen_again[first]: whether the word first seen there occurs again. Stored, never read back
+  // (no chain through memory when a word repeats at once): its first occurrence writes 0, every
+  // later one, which comes after, 1.
+  std::uint32_t* seen_again = s.counts.data();
   for (std::size_t i = 0; i < w; ++i) {
     const std::uint64_t low = key_low[i];
     const std::uint64_t high = key_high[i];
     const std::size_t n = words[i].size();
     const std::uint32_t first = word_table.find_or_insert(
-        s.key_hash[i], static_cast<std::uint32_t>(i),
+        key_hash[i], static_cast<std::uint32_t>(i),
         [&](std::uint32_t stored) {  // (longer words: nonzero, decided by the full comparison)
           return (key_low[stored] ^ low) | (key_high[stored] ^ high) | (words[stored].size() ^ n) |
                  static_cast<std::uint64_t>(n > 16);
@@ -407,7 +416,7 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
                  (n <= 16 || words[stored] == words[i]);
         });
     first_of[i] = first;
-    ++word_counts[first];
+    seen_again[first] = first != i ? 1 : 0;
   }
   // An n-gram that holds a once-occurring (n-1)-gram occurs once, so it is not counted. If no
   // n-gram repeats, the top one is the first n-gram, once (Counter.most_common(1) takes the
@@ -432,7 +441,7 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
     const std::uint32_t* c = cls.data();
     const std::uint32_t* counts = s.counts.data();
     std::uint8_t* r = repeated.data();
-    for (std::size_t i = 0; i < w; ++i) r[i] = counts[c[i]] >= 2 ? 1 : 0;
+    for (std::size_t i = 0; i < w; ++i) r[i] = counts[c[i]] != 0 ? 1 : 0;  // (seen_again)
   }
   for (std::size_t n = 2; n <= 4; ++n) {
     std::size_t top = 0;
