@@ -485,8 +485,10 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
         const std::uint64_t key = (std::uint64_t{c[i]} << 32) | c[i + 1];
         const std::uint32_t first = gram_table.find_or_insert(hasher.integer(key), key, i);
         next_class[i] = first;
-        ++counts[first];
       }
+      // Counted after the lookups: in that loop, a count's place comes from the probe just made,
+      // and a later probe's load could not start before it was known.
+      for (std::size_t k = 0; k < listed; ++k) ++counts[next_class[looked_up[k]]];
       // The most frequent n-gram, ties to the first one (counts are kept at first
       // occurrences); the first n-gram, once, unless one repeats.
       std::uint32_t best_count = 1;
