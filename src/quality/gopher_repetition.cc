@@ -368,8 +368,7 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
   s.prefix_chars[0] = 0;
   grow(s.first_of, w);
   grow(s.counts, w);
-  grow(s.key_low, w);
-  grow(s.key_high, w);
+  grow(s.word_keys, 2 * w);
   grow(s.key_hash, w);
   const char* text_end = text.data() + text.size();
   const KeyHasher hasher(hash_seed());
@@ -377,8 +376,10 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
   // the work of many words overlaps), then the table lookups. (Raw pointers and the running
   // count in a register: through the vectors, each 8-byte store could be the count, which the
   // compiler then reloaded from memory at every word, one chain through the whole loop.)
-  std::uint64_t* key_low = s.key_low.data();
-  std::uint64_t* key_high = s.key_high.data();
+  // A word's key: its first 16 bytes as two integers, zero past its end, and below 16 bytes
+  // its length in the last byte (so the key alone tells words of up to 15 bytes apart), side by
+  // side so that a table hit is confirmed from one cache line.
+  std::uint64_t* keys = s.word_keys.data();
   std::uint64_t* key_hash = s.key_hash.data();
   std::size_t* prefix_chars = s.prefix_chars.data();
   std::size_t chars_before = 0;
@@ -386,8 +387,8 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
     const std::string_view word = words[i];
     const std::size_t n = word.size();
     const WordKey key = word_key(word, text_end);
-    key_low[i] = key.low;
-    key_high[i] = key.high;
+    keys[2 * i] = key.low;
+    keys[2 * i + 1] = n < 16 ? key.high | (std::uint64_t{n} << 56) : key.high;
     const std::size_t code_points =
         ascii ? n : (n <= 16 ? n - continuation_bytes(key) : count_code_points(word));
     chars_before += code_points;
@@ -402,18 +403,18 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
   // later one, which comes after, 1.
   std::uint32_t* seen_again = s.counts.data();
   for (std::size_t i = 0; i < w; ++i) {
-    const std::uint64_t low = key_low[i];
-    const std::uint64_t high = key_high[i];
+    const std::uint64_t low = keys[2 * i];
+    const std::uint64_t high = keys[2 * i + 1];
     const std::size_t n = words[i].size();
     const std::uint32_t first = word_table.find_or_insert(
         key_hash[i], static_cast<std::uint32_t>(i),
-        [&](std::uint32_t stored) {  // (longer words: nonzero, decided by the full comparison)
-          return (key_low[stored] ^ low) | (key_high[stored] ^ high) | (words[stored].size() ^ n) |
-                 static_cast<std::uint64_t>(n > 16);
+        [&](std::uint32_t stored) {  // (16 bytes or more: nonzero, the full comparison decides)
+          return (keys[2 * stored] ^ low) | (keys[2 * stored + 1] ^ high) |
+                 static_cast<std::uint64_t>(n >= 16);
         },
         [&](std::uint32_t stored) {
-          return key_low[stored] == low && key_high[stored] == high && words[stored].size() == n &&
-                 (n <= 16 || words[stored] == words[i]);
+          return keys[2 * stored] == low && keys[2 * stored + 1] == high &&
+                 words[stored].size() == n && (n <= 16 || words[stored] == words[i]);
         });
     first_of[i] = first;
     seen_again[first] = first != i ? 1 : 0;
