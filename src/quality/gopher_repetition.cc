@@ -361,9 +361,9 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
   const std::size_t w = words.size();
   // One pass over the words: prefix_chars (code points of words[0, i)) and the word interning
   // (first_of[i]: where words[i] first occurs, so that n-grams of words compare as runs of
-  // integers). A word's key is its first 16 bytes (WordKey), read once and kept per position,
-  // so a table hit is confirmed from two integers and the length; longer words also compare
-  // their bytes.
+  // integers). A word's key is its first 16 bytes (WordKey), read once and kept per position
+  // with the length below 16 bytes, so a table hit is confirmed from two integers; words of 16
+  // bytes or more also compare their lengths and bytes.
   grow(s.prefix_chars, w + 1);
   s.prefix_chars[0] = 0;
   grow(s.first_of, w);

@@ -1,12 +1,13 @@
-// Probe tables whose slots hold the key itself (gopher_repetition's word interning and its top
-// 2-4-gram passes): a hit is confirmed from the slot alone, with no load from the caller's
-// arrays, and the first probe decides without a branch whether the key is new or seen (the
-// answer that mispredicts about half the time with ProbeTable). Only a slot taken by another key
-// (rare: at most half the slots are used) walks on.
+// Probe tables for gopher_repetition's word interning (FirstProbeTable) and its top 2-4-gram
+// passes (IntKeyTable). Both decide at the first probe, without a branch, whether the key is new
+// or seen (a branch on data that real text answers either way); only a slot taken by another
+// key (at most half the slots are used) walks on. IntKeyTable's slots hold the key itself, so a
+// hit is confirmed from the slot alone; FirstProbeTable keeps ProbeTable's 8-byte slots (the
+// table stays in L1) and the caller's arrays hold the keys.
 //
 // As ProbeTable: a slot is live when its stamp equals the table's (starting over costs nothing),
 // the hashes come from the callers, seeded per process, and every answer is confirmed by
-// comparing keys (answers never depend on the seed). Slots are indexed by the hash's top bits.
+// comparing keys (answers never depend on the seed).
 #pragma once
 
 #include <algorithm>
@@ -21,8 +22,7 @@ namespace luminamoon::data::quality_internal {
 
 namespace key_tables_internal {
 
-// Slot count for `items` keys (at most half full), and whether `slots` must be reallocated:
-// when too small, or when a huge document left many more than needed.
+// Slot count for `items` keys (at most half full).
 inline std::size_t slots_for(std::size_t items) {
   if (items > 0xFFFFFFFFu) {
     throw InvalidArgument("QualityFilter: a document has more than 2^32 words or lines");
@@ -30,6 +30,8 @@ inline std::size_t slots_for(std::size_t items) {
   return std::bit_ceil(std::max<std::size_t>(16, items * 2));
 }
 
+// Reallocates `slots` when too small, or when a huge document left many more than needed, and
+// moves to the next stamp.
 template <typename Slot>
 void make_room(std::vector<Slot>& slots, std::size_t wanted, std::uint32_t& stamp) {
   constexpr std::size_t kKept = std::size_t{1} << 18;  // slots kept after a huge document
@@ -45,8 +47,9 @@ void make_room(std::vector<Slot>& slots, std::size_t wanted, std::uint32_t& stam
 
 }  // namespace key_tables_internal
 
-// Hashes for these tables (their top bits are used): a 64 x 64 -> 128-bit product of the key
-// and seeded values, its halves folded. `seed` is hash_seed().
+// Hashes for these tables, seeded by `seed` (hash_seed()). word(): a 64 x 64 -> 128-bit product,
+// its halves folded (every bit mixed: FirstProbeTable takes the slot from the low bits and an
+// 8-bit tag from the top ones). integer(): multiply-shift (IntKeyTable takes the top bits).
 struct KeyHasher {
   explicit KeyHasher(std::uint64_t seed)
       : a(seed), b((seed << 32 | seed >> 32) ^ 0x9e3779b97f4a7c15ULL), m(seed | 1) {}
@@ -120,7 +123,8 @@ class FirstProbeTable {
   std::uint32_t stamp_ = 0;
 };
 
-// 64-bit integer keys (a pair of 32-bit classes).
+// 64-bit integer keys (a pair of 32-bit classes), held in 16-byte slots with their stamp and
+// first position; the slot is taken from the hash's top bits.
 class IntKeyTable {
  public:
   void reset(std::size_t items) {
