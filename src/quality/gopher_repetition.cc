@@ -413,43 +413,63 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
   const std::size_t w = words.size();
   // One pass over the words: prefix_chars (code points of words[0, i)) and the word interning
   // (first_of[i]: where words[i] first occurs, so that n-grams of words compare as runs of
-  // integers). A word's key is its first 16 bytes (WordKey), read once and kept per position,
-  // so a table hit is confirmed from two integers and the length; longer words also compare
-  // their bytes.
+  // integers). A word's key is its first 16 bytes (WordKey), read once and kept per position
+  // with the length below 16 bytes, so a table hit is confirmed from two integers; words of 16
+  // bytes or more also compare their lengths and bytes.
   grow(s.prefix_chars, w + 1);
   s.prefix_chars[0] = 0;
   grow(s.first_of, w);
-  s.counts.assign(w, 0);
-  grow(s.key_low, w);
-  grow(s.key_high, w);
+  grow(s.counts, w);
+  grow(s.word_keys, 2 * w);
   grow(s.key_hash, w);
   const char* text_end = text.data() + text.size();
+  const KeyHasher hasher(hash_seed());
   // First the keys, hashes and code points, position by position with no table access (so that
-  // the work of many words overlaps), then the table lookups.
+  // the work of many words overlaps), then the table lookups. (Raw pointers and the running
+  // count in a register: through the vectors, each 8-byte store could be the count, which the
+  // compiler then reloaded from memory at every word, one chain through the whole loop.)
+  // A word's key: its first 16 bytes as two integers, zero past its end, and below 16 bytes
+  // its length in the last byte (so the key alone tells words of up to 15 bytes apart), side by
+  // side so that a table hit is confirmed from one cache line.
+  std::uint64_t* keys = s.word_keys.data();
+  std::uint64_t* key_hash = s.key_hash.data();
+  std::size_t* prefix_chars = s.prefix_chars.data();
+  std::size_t chars_before = 0;
   for (std::size_t i = 0; i < w; ++i) {
     const std::string_view word = words[i];
     const std::size_t n = word.size();
     const WordKey key = word_key(word, text_end);
-    s.key_low[i] = key.low;
-    s.key_high[i] = key.high;
+    keys[2 * i] = key.low;
+    keys[2 * i + 1] = n < 16 ? key.high | (std::uint64_t{n} << 56) : key.high;
     const std::size_t code_points =
         ascii ? n : (n <= 16 ? n - continuation_bytes(key) : count_code_points(word));
-    s.prefix_chars[i + 1] = s.prefix_chars[i] + code_points;
-    s.key_hash[i] = n <= 16 ? mix64(mix64(key.low ^ (std::uint64_t{n} << 59)) + key.high)
-                            : mix64(hash_bytes(word));
+    chars_before += code_points;
+    prefix_chars[i + 1] = chars_before;
+    key_hash[i] = n <= 16 ? hasher.word(key.low, key.high, n) : hash_bytes(word);
   }
-  table.reset(w);
+  FirstProbeTable& word_table = s.word_table;
+  word_table.reset(w);
+  std::uint32_t* first_of = s.first_of.data();
+  // seen_again[first]: whether the word first seen there occurs again. Stored, never read back
+  // (no chain through memory when a word repeats at once): its first occurrence writes 0, every
+  // later one, which comes after, 1.
+  std::uint32_t* seen_again = s.counts.data();
   for (std::size_t i = 0; i < w; ++i) {
-    const std::uint64_t low = s.key_low[i];
-    const std::uint64_t high = s.key_high[i];
+    const std::uint64_t low = keys[2 * i];
+    const std::uint64_t high = keys[2 * i + 1];
     const std::size_t n = words[i].size();
-    const std::uint32_t first = table.find_or_insert(
-        s.key_hash[i], static_cast<std::uint32_t>(i), [&](std::uint32_t stored) {
-          return s.key_low[stored] == low && s.key_high[stored] == high &&
+    const std::uint32_t first = word_table.find_or_insert(
+        key_hash[i], static_cast<std::uint32_t>(i),
+        [&](std::uint32_t stored) {  // (16 bytes or more: nonzero, the full comparison decides)
+          return (keys[2 * stored] ^ low) | (keys[2 * stored + 1] ^ high) |
+                 static_cast<std::uint64_t>(n >= 16);
+        },
+        [&](std::uint32_t stored) {
+          return keys[2 * stored] == low && keys[2 * stored + 1] == high &&
                  words[stored].size() == n && (n <= 16 || words[stored] == words[i]);
         });
-    s.first_of[i] = first;
-    ++s.counts[first];
+    first_of[i] = first;
+    seen_again[first] = first != i ? 1 : 0;
   }
   // An n-gram that holds a once-occurring (n-1)-gram occurs once, so it is not counted. If no
   // n-gram repeats, the top one is the first n-gram, once (Counter.most_common(1) takes the
@@ -468,7 +488,14 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
   cls.assign(s.first_of.begin(), s.first_of.begin() + static_cast<std::ptrdiff_t>(w));
   // (first_of stays: the word interning)
   repeated.resize(w);
-  for (std::size_t i = 0; i < w; ++i) repeated[i] = s.counts[cls[i]] >= 2 ? 1 : 0;
+  {
+    // (raw pointers: a byte store may alias a vector's own pointers, which the compiler would
+    // reload at every step)
+    const std::uint32_t* c = cls.data();
+    const std::uint32_t* counts = s.counts.data();
+    std::uint8_t* r = repeated.data();
+    for (std::size_t i = 0; i < w; ++i) r[i] = counts[c[i]] != 0 ? 1 : 0;  // (seen_again)
+  }
   for (std::size_t n = 2; n <= 4; ++n) {
     std::size_t top = 0;
     if (w >= n) {
@@ -477,35 +504,59 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
       s.next_class.resize(positions);
       // The positions to look up, listed without branches (each n-gram not looked up occurs
       // once: its own class); the table is sized for them alone, so it stays small.
-      std::vector<std::uint32_t>& looked_up = s.live_list;
-      looked_up.resize(positions);
+      s.live_list.resize(positions + 8);  // (a block of 8 may write up to 8 slots past `listed`)
+      std::uint32_t* looked_up = s.live_list.data();
+      std::uint32_t* next_class = s.next_class.data();
+      const std::uint8_t* r = repeated.data();
+      for (std::size_t i = 0; i < positions; ++i) next_class[i] = static_cast<std::uint32_t>(i);
+      // Eight positions at a time: their flags as the bytes of one integer, whose product with
+      // 0x0101... holds the running counts, so where each one is written depends on `listed`
+      // once per block, not on the flag loaded just before (a chain of loads and stores the core
+      // could not overlap). Each position is written where the next listed one goes (ascending,
+      // so a listed one is written last there).
       std::size_t listed = 0;
-      for (std::size_t i = 0; i < positions; ++i) {
-        s.next_class[i] = static_cast<std::uint32_t>(i);
-        looked_up[listed] = static_cast<std::uint32_t>(i);
-        listed += static_cast<std::size_t>(repeated[i] & repeated[i + 1]);
+      std::size_t at = 0;
+      for (; at + 8 <= positions; at += 8) {  // (reads r[at .. at + 8], all below positions + 1)
+        const std::uint64_t pairs =
+            internal::load_le<std::uint64_t>(r + at) & internal::load_le<std::uint64_t>(r + at + 1);
+        const std::uint64_t before = (pairs * 0x0101010101010101ULL) - pairs;  // exclusive sums
+        for (unsigned k = 0; k < 8; ++k) {
+          looked_up[listed + ((before >> (8 * k)) & 0xFF)] = static_cast<std::uint32_t>(at + k);
+        }
+        listed += static_cast<std::size_t>(((pairs * 0x0101010101010101ULL) >> 56) & 0xFF);
       }
-      table.reset(listed);
-      std::size_t best_count = 1;  // the first n-gram, unless one repeats
-      std::size_t best_first = 0;
+      for (; at < positions; ++at) {
+        looked_up[listed] = static_cast<std::uint32_t>(at);
+        listed += static_cast<std::size_t>(r[at] & r[at + 1]);
+      }
+      IntKeyTable& gram_table = s.gram_table;
+      gram_table.reset(listed);
       const std::uint32_t* c = cls.data();
+      std::uint32_t* counts = s.counts.data();
       for (std::size_t k = 0; k < listed; ++k) {
         const std::uint32_t i = looked_up[k];
         const std::uint64_t key = (std::uint64_t{c[i]} << 32) | c[i + 1];
-        const std::uint32_t first = table.find_or_insert(mix64(key), i, [&](std::uint32_t stored) {
-          return c[stored] == c[i] && c[stored + 1] == c[i + 1];
-        });
-        s.next_class[i] = first;
-        const std::size_t count = ++s.counts[first];
-        if (count > best_count || (count == best_count && first < best_first)) {
-          best_count = count;
-          best_first = first;
-        }
+        const std::uint32_t first = gram_table.find_or_insert(hasher.integer(key), key, i);
+        next_class[i] = first;
+      }
+      // Counted after the lookups: in that loop, a count's place comes from the probe just made,
+      // and a later probe's load could not start before it was known.
+      for (std::size_t k = 0; k < listed; ++k) ++counts[next_class[looked_up[k]]];
+      // The most frequent n-gram, ties to the first one (counts are kept at first
+      // occurrences); the first n-gram, once, unless one repeats.
+      std::uint32_t best_count = 1;
+      for (std::size_t i = 0; i < positions; ++i) best_count = std::max(best_count, counts[i]);
+      std::size_t best_first = 0;
+      if (best_count > 1) {
+        best_first =
+            static_cast<std::size_t>(std::find(counts, counts + positions, best_count) - counts);
       }
       top = (s.prefix_chars[best_first + n] - s.prefix_chars[best_first] + n - 1) * best_count;
       if (n < 4) {
         cls.swap(s.next_class);
-        for (std::size_t i = 0; i < positions; ++i) repeated[i] = s.counts[cls[i]] >= 2 ? 1 : 0;
+        const std::uint32_t* next = cls.data();
+        std::uint8_t* rw = repeated.data();
+        for (std::size_t i = 0; i < positions; ++i) rw[i] = counts[next[i]] >= 2 ? 1 : 0;
         repeated.resize(positions);
       }
     }

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "quality/internal/key_tables.h"
 #include "quality/internal/probe_table.h"
 #include "quality/internal/text.h"
 #include "quality/internal/words.h"
@@ -96,8 +97,6 @@ class Document {
   struct Scratch {
     std::vector<std::string_view> pieces;    // lines or paragraphs
     std::vector<std::uint32_t> first_of;     // per word: the position of its first occurrence
-    std::vector<std::uint64_t> key_low;      // per word: its bytes 0..8, zero past its end
-    std::vector<std::uint64_t> key_high;     // per word: its bytes 8..16, zero past its end
     std::vector<std::uint64_t> key_hash;     // per word: the interning hash of its key
     std::vector<std::uint32_t> counts;       // per key: occurrences
     std::vector<std::uint32_t> gram_class;   // per position: first position of its n-gram
@@ -119,6 +118,10 @@ class Document {
     std::vector<std::uint32_t> bucket_size;  // per bucket: its positions
     // The 5..10-gram stage (dup_ngram_char_ratios).
     std::vector<std::uint32_t> by_length;  // the words' first occurrences, by length
+    // gopher_repetition's top 2-4-gram passes and word interning (key_tables.h)
+    IntKeyTable gram_table;
+    std::vector<std::uint64_t> word_keys;  // per word: two integers (see the key loop)
+    FirstProbeTable word_table;
   };
   Scratch& scratch() { return scratch_; }
 

@@ -240,6 +240,23 @@ TEST(GopherRepetition, WordsDifferingInOneByteAtEveryLength) {
   }
 }
 
+TEST(GopherRepetition, WordsThatDifferOnlyInLengthOrTheirSixteenthByte) {
+  // Interning keeps a word's first 16 bytes (zero past its end) and, below 16 bytes, its length
+  // in the last byte: words padded with NUL bytes, or 16-byte words whose last byte equals a
+  // shorter word's length over the same zero-padded bytes, must stay different words.
+  Document doc;
+  for (std::size_t len = 1; len <= 15; ++len) {
+    const std::string x = "p" + std::string(len - 1, '\0');
+    const std::string longer = x + '\0';  // len + 1
+    const std::string sixteen = x + std::string(15 - len, '\0') + static_cast<char>(len);  // 16
+    const std::string mark = "q" + std::string(15, '\0');  // 16 bytes, last byte 0
+    for (const std::string& y : {longer, sixteen, mark}) {
+      expect_reference(doc, x + " " + y + " " + x + " " + y + " " + x + " z " + y + " " + x);
+      expect_reference(doc, y + " " + x + " " + y + " " + y + " " + x + " " + x);
+    }
+  }
+}
+
 TEST(GopherRepetition, WordsEndingTheText) {
   // Interning and `joined` read a word of up to 16 bytes with two 8-byte loads when 16 bytes
   // follow its start in the text, and copy it otherwise: the same word must get the same key

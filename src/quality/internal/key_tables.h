@@ -1,0 +1,168 @@
+// Probe tables for gopher_repetition's word interning (FirstProbeTable) and its top 2-4-gram
+// passes (IntKeyTable). Both decide at the first probe, without a branch, whether the key is new
+// or seen (a branch on data that real text answers either way); only a slot taken by another
+// key (at most half the slots are used) walks on. IntKeyTable's slots hold the key itself, so a
+// hit is confirmed from the slot alone; FirstProbeTable keeps ProbeTable's 8-byte slots (the
+// table stays in L1) and the caller's arrays hold the keys.
+//
+// As ProbeTable: a slot is live when its stamp equals the table's (starting over costs nothing),
+// the hashes come from the callers, seeded per process, and every answer is confirmed by
+// comparing keys (answers never depend on the seed).
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "luminamoon/data/common/error.h"
+
+namespace luminamoon::data::quality_internal {
+
+namespace key_tables_internal {
+
+// Slot count for `items` keys (at most half full).
+inline std::size_t slots_for(std::size_t items) {
+  if (items > 0xFFFFFFFFu) {
+    throw InvalidArgument("QualityFilter: a document has more than 2^32 words or lines");
+  }
+  return std::bit_ceil(std::max<std::size_t>(16, items * 2));
+}
+
+// Reallocates `slots` when too small, or when a huge document left many more than needed, and
+// moves to the next stamp.
+template <typename Slot>
+void make_room(std::vector<Slot>& slots, std::size_t wanted, std::uint32_t& stamp) {
+  constexpr std::size_t kKept = std::size_t{1} << 18;  // slots kept after a huge document
+  if (wanted > slots.size() || (slots.size() > kKept && wanted <= kKept)) {
+    slots.assign(wanted, Slot{});
+    stamp = 0;
+  }
+  if (++stamp == 0) {  // stamps exhausted: clear for real
+    std::fill(slots.begin(), slots.end(), Slot{});
+    stamp = 1;
+  }
+}
+
+}  // namespace key_tables_internal
+
+// Hashes for these tables, seeded by `seed` (hash_seed()). word(): a 64 x 64 -> 128-bit product,
+// its halves folded (every bit mixed: FirstProbeTable takes the slot from the low bits and an
+// 8-bit tag from the top ones). integer(): multiply-shift (IntKeyTable takes the top bits).
+struct KeyHasher {
+  explicit KeyHasher(std::uint64_t seed)
+      : a(seed), b((seed << 32 | seed >> 32) ^ 0x9e3779b97f4a7c15ULL), m(seed | 1) {}
+  // A word of up to 16 bytes: its two halves (zero past its end) and its length.
+  std::uint64_t word(std::uint64_t low, std::uint64_t high, std::uint64_t length) const {
+    return fold(low ^ a, high ^ b ^ (length << 56));
+  }
+  std::uint64_t integer(std::uint64_t key) const { return (key ^ a) * m; }  // (multiply-shift)
+
+ private:
+  static std::uint64_t fold(std::uint64_t x, std::uint64_t y) {
+    __extension__ using U128 = unsigned __int128;
+    const U128 r = static_cast<U128>(x) * y;
+    return static_cast<std::uint64_t>(r) ^ static_cast<std::uint64_t>(r >> 64);
+  }
+  std::uint64_t a;
+  std::uint64_t b;
+  std::uint64_t m;
+};
+
+// Keys held in the caller's arrays, as ProbeTable (8-byte slots, so the table stays in L1), but
+// the first probe takes no branch on whether the key is new: `differs(stored)` (branch-free:
+// zero only when the key at `stored` is the one at `position`; it is also called with
+// `stored == position`, and may answer nonzero for keys it cannot settle) decides there, and
+// `same(stored)` (the full comparison) on the rare walk past the first slot.
+class FirstProbeTable {
+ public:
+  void reset(std::size_t items) {
+    const std::size_t wanted = key_tables_internal::slots_for(items);
+    key_tables_internal::make_room(slots_, wanted, stamp_);
+    if (stamp_ == (std::uint32_t{1} << 24)) {  // stamps are 24 bits here
+      std::fill(slots_.begin(), slots_.end(), Slot{});
+      stamp_ = 1;
+    }
+    mask_ = wanted - 1;
+  }
+
+  template <typename Differs, typename Same>
+  std::uint32_t find_or_insert(std::uint64_t hash, std::uint32_t position, Differs&& differs,
+                               Same&& same) {
+    const std::uint32_t stamp = stamp_;
+    const std::uint32_t tag = (stamp << 8) | static_cast<std::uint32_t>(hash >> 56);
+    std::size_t i = static_cast<std::size_t>(hash) & mask_;
+    Slot* slots = slots_.data();
+    const Slot seen = slots[i];
+    // All ones when the slot is free: it then reads as holding this key at `position`.
+    const std::uint32_t free = 0u - static_cast<std::uint32_t>((seen.tag >> 8) != stamp);
+    const std::uint32_t stored = (position & free) | (seen.position & ~free);
+    // (differs answers zero for the key with itself, so a free slot passes when it can decide)
+    if ((differs(stored) | ((seen.tag ^ tag) & ~free)) == 0) {
+      slots[i] = Slot{stored, tag};  // (when seen, what is there)
+      return stored;
+    }
+    for (;; i = (i + 1) & mask_) {
+      Slot& slot = slots[i];
+      if ((slot.tag >> 8) != stamp) {
+        slot = Slot{position, tag};
+        return position;
+      }
+      if (slot.tag == tag && same(slot.position)) return slot.position;
+    }
+  }
+
+ private:
+  struct Slot {
+    std::uint32_t position = 0;
+    std::uint32_t tag = 0;  // stamp << 8 | top 8 bits of the hash
+  };
+  std::vector<Slot> slots_;
+  std::size_t mask_ = 0;
+  std::uint32_t stamp_ = 0;
+};
+
+// 64-bit integer keys (a pair of 32-bit classes), held in 16-byte slots with their stamp and
+// first position; the slot is taken from the hash's top bits.
+class IntKeyTable {
+ public:
+  void reset(std::size_t items) {
+    const std::size_t wanted = key_tables_internal::slots_for(items);
+    key_tables_internal::make_room(slots_, wanted, stamp_);
+    shift_ = 64 - static_cast<unsigned>(std::countr_zero(wanted));
+    mask_ = wanted - 1;  // a short document after a long one probes a small table
+  }
+
+  // The position stored under `key`, or `position` itself after storing it.
+  std::uint32_t find_or_insert(std::uint64_t hash, std::uint64_t key, std::uint32_t position) {
+    const std::uint32_t stamp = stamp_;
+    Slot* slots = slots_.data();
+    for (std::size_t i = static_cast<std::size_t>(hash >> shift_);; i = (i + 1) & mask_) {
+      const Slot seen = slots[i];
+      // All ones when the slot is free: it then reads as holding this key at `position`, so one
+      // comparison, rarely false, covers both "new" and "seen" (masks, not `?:`, which the
+      // compiler turns back into the branch this avoids).
+      const std::uint64_t free = std::uint64_t{0} - static_cast<std::uint64_t>(seen.stamp != stamp);
+      const std::uint64_t held = (key & free) | (seen.key & ~free);
+      if (held == key) {
+        const auto first = static_cast<std::uint32_t>((position & free) | (seen.position & ~free));
+        slots[i] = Slot{key, stamp, first};
+        return first;
+      }
+    }
+  }
+
+ private:
+  struct Slot {
+    std::uint64_t key = 0;
+    std::uint32_t stamp = 0;
+    std::uint32_t position = 0;
+  };
+  std::vector<Slot> slots_;
+  std::size_t mask_ = 0;
+  unsigned shift_ = 64;
+  std::uint32_t stamp_ = 0;
+};
+
+}  // namespace luminamoon::data::quality_internal
