@@ -646,20 +646,23 @@ bool host_and_rest(std::string_view m, std::size_t p) {
   std::size_t length = 0;
   while (q < n && is_host_char(decode_at(m, q, length))) q += length;
   if (q == p) return false;
-  const std::string_view host = m.substr(p, q - p);
-  if (!is_ip(host) && !is_domain(host)) return false;
+  // What follows the host is checked first: it is cheaper than the host's own tests, and most
+  // words fail it (both are required, and neither has side effects).
   auto is_path_start = [](char c) { return c == '/' || c == '?' || c == '#'; };
-  if (q == n || is_path_start(m[q])) return true;
-  if (m[q] == ':') {
+  if (q != n && !is_path_start(m[q])) {
+    if (m[q] != ':') return false;
     std::size_t r = q + 1;
     std::size_t digits = 0;
     while (r < n && is_re_digit(decode_at(m, r, length))) {
       r += length;
       ++digits;
     }
-    return digits >= 2 && digits <= 5 && (r == n || is_path_start(m[r]));
+    if (!(digits >= 2 && digits <= 5 && (r == n || is_path_start(m[r])))) return false;
   }
-  return false;
+  // Both host forms (domain, IPv4 address) contain a '.'.
+  const std::string_view host = m.substr(p, q - p);
+  if (host.find('.') == std::string_view::npos) return false;
+  return is_ip(host) || is_domain(host);
 }
 
 bool url_match(std::string_view m) {
