@@ -103,26 +103,33 @@ const PatternIndex& matcher_patterns() {
 
 using internal::load_le;
 
-// The first min(8, size) bytes of `s` as a little-endian number, from whole loads: a memcpy of a
-// variable length into a word stalls on store forwarding, and this runs for every word.
+// The first min(8, size) bytes of `s` as a little-endian number, zero-extended. `limit` is
+// where the readable bytes after s.data() end (the end of the text `s` lies in): with 8 of them,
+// one load and a mask, without a branch on the length (this runs for every word, and word
+// lengths are not predictable); otherwise byte by byte. Both give the same number.
 // (Any function of the key works for its users: they hash their keys and lookups the same way.)
-std::uint64_t head(std::string_view s) {
+constexpr std::array<std::uint64_t, 9> kLowBytes = [] {  // k: the low k bytes set
+  std::array<std::uint64_t, 9> t{};
+  for (unsigned k = 1; k <= 8; ++k) t[k] = ~std::uint64_t{0} >> (8 * (8 - k));
+  return t;
+}();
+
+std::uint64_t head(std::string_view s, const char* limit) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  const std::size_t n = s.size();
-  if (n >= 8) return load_le<std::uint64_t>(p);
-  if (n >= 4) {
-    return std::uint64_t{load_le<std::uint32_t>(p)} |
-           (std::uint64_t{load_le<std::uint32_t>(p + n - 4)} << (8 * (n - 4)));
-  }
-  if (n == 0) return 0;
-  return std::uint64_t{p[0]} | (std::uint64_t{p[n >> 1]} << (8 * (n >> 1))) |
-         (std::uint64_t{p[n - 1]} << (8 * (n - 1)));
+  const std::size_t n = std::min<std::size_t>(s.size(), 8);
+  if (limit - s.data() >= 8) return load_le<std::uint64_t>(p) & kLowBytes[n];
+  std::uint64_t v = 0;
+  for (std::size_t k = 0; k < n; ++k) v |= std::uint64_t{p[k]} << (8 * k);
+  return v;
 }
 
 // The byte length and the first eight bytes, mixed.
-std::uint64_t key_hash(std::string_view s) {
-  return (head(s) ^ (s.size() * 0x9E3779B97F4A7C15ULL)) * 0xD6E8FEB86659FD93ULL;
+std::uint64_t key_hash(std::string_view s, const char* limit) {
+  return (head(s, limit) ^ (s.size() * 0x9E3779B97F4A7C15ULL)) * 0xD6E8FEB86659FD93ULL;
 }
+
+// The end of `text`'s bytes: what head() may read up to for a piece of `text`.
+const char* end_of(std::string_view text) { return text.data() + text.size(); }
 
 // A Bloom filter over the exceptions and one over the first tokens of the matcher's patterns
 // (two bits per key in 2^16 each), hashed from the byte length and the first eight bytes: most
@@ -137,39 +144,42 @@ class SpecialFilter {
   static constexpr unsigned kSpecial = 0;
   static constexpr unsigned kPattern = 1;
 
-  // A key longer than any exception is neither.
-  Hits lookup(std::string_view s) const {
+  // A key longer than any exception is neither. `limit`: as for head().
+  Hits lookup(std::string_view s, const char* limit) const {
     if (s.empty() || s.size() > kMaxSpecialKeyBytes) return Hits{false, false};
-    const std::uint64_t h = key_hash(s);
+    const std::uint64_t h = key_hash(s, limit);
     const auto a = static_cast<std::uint32_t>(h >> 48);
     const auto b = static_cast<std::uint32_t>(h >> 32) & 0xFFFF;
-    const std::uint64_t* wa = &bits_[2 * (a >> 6)];
-    const std::uint64_t* wb = &bits_[2 * (b >> 6)];
-    return Hits{((wa[kSpecial] >> (a & 63)) & (wb[kSpecial] >> (b & 63)) & 1) != 0,
-                ((wa[kPattern] >> (a & 63)) & (wb[kPattern] >> (b & 63)) & 1) != 0};
+    const std::uint64_t both =
+        (bits_[a >> 5] >> (2 * (a & 31))) & (bits_[b >> 5] >> (2 * (b & 31)));
+    return Hits{((both >> kSpecial) & 1) != 0, ((both >> kPattern) & 1) != 0};
   }
-  bool may_be_special(std::string_view s) const { return lookup(s).special; }
+  bool may_be_special(std::string_view s, const char* limit) const {
+    return lookup(s, limit).special;
+  }
   // A one-byte ASCII token's `pattern` answer, from a table (punctuation after a word).
   bool ascii_byte_may_start_pattern(unsigned char c) const { return pattern_byte_[c]; }
 
   void add(std::string_view s, unsigned which) {
-    const std::uint64_t h = key_hash(s);
+    const std::uint64_t h = key_hash(s, end_of(s));
     set(static_cast<std::uint32_t>(h >> 48), which);
     set(static_cast<std::uint32_t>(h >> 32) & 0xFFFF, which);
   }
   void finish() {
     for (unsigned c = 0; c < 128; ++c) {
       const char byte = static_cast<char>(c);
-      pattern_byte_[c] = lookup(std::string_view(&byte, 1)).pattern;
+      pattern_byte_[c] = lookup(std::string_view(&byte, 1), &byte + 1).pattern;
     }
   }
 
  private:
   void set(std::uint32_t bit, unsigned which) {
-    bits_[2 * (bit >> 6) + which] |= std::uint64_t{1} << (bit & 63);
+    bits_[bit >> 5] |= std::uint64_t{1} << (2 * (bit & 31) + which);
   }
 
-  std::array<std::uint64_t, 2048> bits_{};  // word pairs: (exceptions, pattern starts)
+  // Bit pairs (exception, pattern start) for each of the 2^16 positions, 32 pairs to a word: one
+  // load per position answers both.
+  std::array<std::uint64_t, 2048> bits_{};
   std::array<bool, 128> pattern_byte_{};
 };
 
@@ -196,8 +206,9 @@ const SpecialCase* find_special_in_map(std::string_view piece) {
   return it == map.end() ? nullptr : it->second;
 }
 
-const SpecialCase* find_special(std::string_view piece) {
-  if (!special_filter().may_be_special(piece)) return nullptr;
+// `limit`: as for head().
+const SpecialCase* find_special(std::string_view piece, const char* limit) {
+  if (!special_filter().may_be_special(piece, limit)) return nullptr;
   return find_special_in_map(piece);
 }
 
@@ -242,10 +253,10 @@ class WordCache {
   };
 
   // The slot of `word`, or nullptr when the word is too long to be kept.
-  Slot* slot(std::string_view word) {
+  Slot* slot(std::string_view word, const char* limit) {
     if (word.size() > kMaxBytes) return nullptr;
     if (slots_.empty()) slots_.resize(std::size_t{1} << kSlotBits);
-    std::uint64_t h = key_hash(word);
+    std::uint64_t h = key_hash(word, limit);
     if (word.size() > 8) {  // the last eight bytes too, for words that share their first eight
       h ^= load_le<std::uint64_t>(reinterpret_cast<const unsigned char*>(word.data()) +
                                   word.size() - 8) *
@@ -268,11 +279,14 @@ class Emitter {
       : text_(text), out_(out), pattern_starts_(pattern_starts), kind_(first) {}
   void emit(std::size_t begin, std::size_t end) {
     const auto byte = static_cast<unsigned char>(text_[begin]);
-    const bool pattern = (end - begin == 1 && byte < 0x80)
-                             ? special_filter().ascii_byte_may_start_pattern(byte)
-                             : special_filter().lookup(text_.substr(begin, end - begin)).pattern;
+    const bool pattern =
+        (end - begin == 1 && byte < 0x80)
+            ? special_filter().ascii_byte_may_start_pattern(byte)
+            : special_filter().lookup(text_.substr(begin, end - begin), end_of(text_)).pattern;
     emit_known(begin, end, pattern);
   }
+  // The next token starts a word of this kind (the word's later tokens are glued).
+  void start_word(TokenKind first) { kind_ = first; }
   // A token whose filter answer the caller already has.
   void emit_known(std::size_t begin, std::size_t end, bool may_start_pattern) {
     if (may_start_pattern) pattern_starts_.push_back(out_.size());
@@ -696,7 +710,7 @@ bool url_match(std::string_view m) {
 void split_middle(std::string_view text, std::size_t b, std::size_t e, Emitter& emit,
                   bool known_plain) {
   const std::string_view middle = text.substr(b, e - b);
-  if (const SpecialCase* special = known_plain ? nullptr : find_special(middle)) {
+  if (const SpecialCase* special = known_plain ? nullptr : find_special(middle, end_of(text))) {
     emit.emit_special(*special, b);
     return;
   }
@@ -739,19 +753,21 @@ void split_by_rules(std::string_view text, std::size_t b, std::size_t e, Emitter
   std::size_t last_size = static_cast<std::size_t>(-1);
   while (b < e && e - b != last_size) {
     if (!(b == plain_b && e == plain_e)) {
-      if (find_special(text.substr(b, e - b)) != nullptr) break;
+      if (find_special(text.substr(b, e - b), end_of(text)) != nullptr) break;
       plain_b = b;
       plain_e = e;
     }
     last_size = e - b;
     const std::size_t pre = find_prefix(text, b, e);
-    if (pre != 0 && b + pre < e && find_special(text.substr(b + pre, e - b - pre)) != nullptr) {
+    if (pre != 0 && b + pre < e &&
+        find_special(text.substr(b + pre, e - b - pre), end_of(text)) != nullptr) {
       prefixes.emplace_back(b, b + pre);
       b += pre;
       break;
     }
     const std::size_t suf = find_suffix(text, b + pre, e);
-    if (suf != 0 && b < e - suf && find_special(text.substr(b, e - suf - b)) != nullptr) {
+    if (suf != 0 && b < e - suf &&
+        find_special(text.substr(b, e - suf - b), end_of(text)) != nullptr) {
       suffixes.emplace_back(e - suf, e);
       e -= suf;
       break;
@@ -802,7 +818,7 @@ void split_word(std::string_view text, std::size_t b, std::size_t e, WordShape s
                 std::vector<Span>& prefixes, std::vector<Span>& suffixes, WordCache* cache) {
   // One filter lookup answers both "an exception?" and "a pattern's first token?" for the word.
   const SpecialFilter& filter = special_filter();
-  const SpecialFilter::Hits hits = filter.lookup(text.substr(b, e - b));
+  const SpecialFilter::Hits hits = filter.lookup(text.substr(b, e - b), end_of(text));
   if (hits.special) {
     if (const SpecialCase* special = find_special_in_map(text.substr(b, e - b))) {
       emit.emit_special(*special, b);
@@ -819,7 +835,7 @@ void split_word(std::string_view text, std::size_t b, std::size_t e, WordShape s
   const bool digits = shape.digits;
   auto emit_word = [&](std::size_t end) {
     const std::string_view piece = text.substr(b, end - b);
-    const SpecialFilter::Hits piece_hits = filter.lookup(piece);
+    const SpecialFilter::Hits piece_hits = filter.lookup(piece, end_of(text));
     const SpecialCase* special = piece_hits.special ? find_special_in_map(piece) : nullptr;
     if (special != nullptr) {
       emit.emit_special(*special, b);
@@ -854,7 +870,7 @@ void split_word(std::string_view text, std::size_t b, std::size_t e, WordShape s
     }
   }
   const std::string_view word = text.substr(b, e - b);
-  WordCache::Slot* slot = cache == nullptr ? nullptr : cache->slot(word);
+  WordCache::Slot* slot = cache == nullptr ? nullptr : cache->slot(word, end_of(text));
   if (slot != nullptr && slot->holds(word)) {
     emit.replay(*slot, b);
     return;
@@ -934,7 +950,8 @@ void apply_matcher(std::string_view text, std::vector<Token>& tokens, TokenizerS
     for (std::size_t k = a + 1; k < z; ++k) glued = glued && tokens[k].kind == TokenKind::kGlued;
     if (!glued) continue;  // the span's text has a space in it: never an exception
     const std::size_t begin = tokens[a].begin;
-    const SpecialCase* special = find_special(text.substr(begin, tokens[z - 1].end - begin));
+    const SpecialCase* special =
+        find_special(text.substr(begin, tokens[z - 1].end - begin), end_of(text));
     if (special == nullptr) continue;
     merged.insert(merged.end(), tokens.begin() + static_cast<std::ptrdiff_t>(next),
                   tokens.begin() + static_cast<std::ptrdiff_t>(a));
@@ -1034,6 +1051,7 @@ void tokenize_document(std::string_view text, std::vector<Token>& out, Tokenizer
   std::size_t i = 0;
   bool after_word = false;
   std::size_t length = 0;
+  Emitter emit(text, out, scratch.pattern_starts, TokenKind::kGlued);
   while (i < n) {
     std::size_t j = i;
     if (is_space(decode_at(text, i, length))) {
@@ -1059,8 +1077,7 @@ void tokenize_document(std::string_view text, std::vector<Token>& out, Tokenizer
         j = word_end(text, i);
         shape = word_shape(text, i, j);
       }
-      Emitter emit(text, out, scratch.pattern_starts,
-                   after_word ? TokenKind::kAfterSpace : TokenKind::kGlued);
+      emit.start_word(after_word ? TokenKind::kAfterSpace : TokenKind::kGlued);
       split_word(text, i, j, shape, emit, scratch.prefixes, scratch.suffixes,
                  path == TokenizerPath::kFast ? &scratch.cache : nullptr);
       after_word = true;
