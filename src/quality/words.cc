@@ -742,7 +742,7 @@ void split_middle(std::string_view text, std::size_t b, std::size_t e, Emitter& 
 
 // spaCy's affix loop, then the infixes and the URL matcher on what is left (split_middle), for
 // a word that is not an exception.
-void split_by_rules(std::string_view text, std::size_t b, std::size_t e, Emitter& emit,
+[[gnu::noinline]] void split_by_rules(std::string_view text, std::size_t b, std::size_t e, Emitter& emit,
                     std::vector<Span>& prefixes, std::vector<Span>& suffixes) {
   prefixes.clear();
   suffixes.clear();
@@ -1000,6 +1000,20 @@ std::size_t word_end(std::string_view text, std::size_t j) {
   return j;
 }
 
+// Past the ASCII whitespace that starts at text[j], 16 bytes at a time (SSE2) while 16 bytes can
+// be read; the caller's character loop then decides from there (a non-ASCII character may be
+// whitespace too, and the text's last bytes are left to it).
+std::size_t whitespace_end(std::string_view text, std::size_t j) {
+#if defined(__SSE2__)
+  for (; j + 16 <= text.size(); j += 16) {
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + j));
+    const auto spaces = static_cast<std::uint32_t>(_mm_movemask_epi8(ascii_space_bytes(bytes)));
+    if (spaces != 0xFFFF) return j + static_cast<std::size_t>(std::countr_one(spaces));
+  }
+#endif
+  return j;
+}
+
 // A word that starts at text[b] (not whitespace) and ends inside the 16 bytes from text[b] at
 // an ASCII whitespace byte, read with one load (SSE2; the caller checked b + 16 <= text.size()):
 // sets its end `e`, its shape, and `space_then_word` when the word is followed by exactly one
@@ -1052,9 +1066,13 @@ void tokenize_document(std::string_view text, std::vector<Token>& out, Tokenizer
   bool after_word = false;
   std::size_t length = 0;
   Emitter emit(text, out, scratch.pattern_starts, TokenKind::kGlued);
+  // Every word ends at whitespace or at the text's end, so only the text's first character needs
+  // looking at to know whether a whitespace run comes first.
+  bool at_space = n != 0 && is_space(decode_at(text, 0, length));
   while (i < n) {
     std::size_t j = i;
-    if (is_space(decode_at(text, i, length))) {
+    if (at_space) {
+      j = path == TokenizerPath::kFast ? whitespace_end(text, i) : i;
       while (j < n && space_at(text, j, length)) j += length;
       // One ' ' right after a word belongs to that word; the rest is a whitespace token.
       const std::size_t ws_start = (after_word && text[i] == ' ') ? i + 1 : i;
@@ -1065,8 +1083,9 @@ void tokenize_document(std::string_view text, std::vector<Token>& out, Tokenizer
         after_word = j == i + 1;
       }
       i = j;
-      continue;
+      if (i == n) break;  // otherwise text[i] starts a word: the run ended there
     }
+    at_space = true;
     // Words at text[i], for as long as each is followed by one ' ' and another word (that ' '
     // is the word's flag, not a token: nothing to look at).
     for (;;) {
