@@ -488,7 +488,11 @@ std::size_t infix_end(std::string_view text, std::size_t mb, std::size_t me, std
     return j;
   }
   if (c == U'\u2026') return i + length;
-  if (flags(c) & kSpIcon) return i + length;
+  const std::uint32_t c_flags = flags(c);
+  if (c_flags & kSpIcon) return i + length;
+  // Every rule below needs c to be ASCII or one of the hyphens U+2013 / U+2014: other non-ASCII
+  // characters (letters, in most words that reach here) are decided without their neighbours.
+  if (c >= 0x80 && c != U'\u2013' && c != U'\u2014') return 0;
   if (i == mb) return 0;
   const char32_t prev = decode_before(text, i);
   const std::uint32_t prev_flags = flags(prev);
@@ -680,8 +684,9 @@ bool host_and_rest(std::string_view m, std::size_t p) {
 }
 
 bool url_match(std::string_view m) {
-  // Both host forms (domain, IPv4 address) contain a '.' (a loop: words are short).
-  if (std::none_of(m.begin(), m.end(), [](char c) { return c == '.'; })) return false;
+  // Both host forms (domain, IPv4 address) contain a '.' (memchr: a byte loop's exit
+  // mispredicts at a word's varying length).
+  if (std::memchr(m.data(), '.', m.size()) == nullptr) return false;
   std::array<std::size_t, 2> starts{0, 0};
   std::size_t start_count = 1;
   const std::size_t k = m.find("://");
