@@ -257,6 +257,35 @@ TEST(Words, FastPathEqualsReferenceOnRandomTexts) {
   }
 }
 
+// Whitespace runs are skipped 16 bytes at a time on the fast path: a run of every length 0-40
+// of ASCII whitespace (each kind, so that every byte of the SIMD test is exercised), ended by a
+// word, by whitespace outside ASCII (which the run must go on through), by a control or DEL byte
+// (not whitespace: a word), or by the text's end, at every distance from the end of the text.
+// (Breaking the run's end on purpose, e.g. taking a non-space byte for one when a space follows
+// it, fails this test.)
+TEST(Words, FastPathEqualsReferenceOnWhitespaceRuns) {
+  const std::vector<std::string> kinds = {" ",    "\t",   "\n",   "\x0b", "\x0c", "\r",
+                                          "\x1c", "\x1d", "\x1e", "\x1f", " \n",  "\r\n"};
+  for (const std::string& kind : kinds) {
+    for (std::size_t length = 0; length <= 40; ++length) {
+      std::string run;
+      while (run.size() < length) run += kind;
+      run.resize(length);
+      for (const std::string_view end : {"w", "\u00a0", "\u2028", "\u3000", "\u0085", "\x01",
+                                         "\x08", "\x1b", "\x7f", "\x0e", "\u00e9", ""}) {
+        for (std::size_t tail = 0; tail <= 17; ++tail) {
+          const std::string text = run + std::string(end) + std::string(tail, 'z');
+          expect_same_tokens(text);
+          expect_same_tokens("w" + text);
+          expect_same_tokens("w " + text);
+          // Whitespace again right after the end: the run must stop at the end all the same.
+          expect_same_tokens(run + std::string(end) + " " + std::string(tail, 'z'));
+        }
+      }
+    }
+  }
+}
+
 TEST(Words, UrlsUnitsAndEmoticons) {
   EXPECT_EQ(words_of("Visit https://example.com/a-b?x=1, or www.test.org. Call 10am; it's 5km "
                      "away:)"),
