@@ -428,9 +428,10 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
   // the work of many words overlaps), then the table lookups. (Raw pointers and the running
   // count in a register: through the vectors, each 8-byte store could be the count, which the
   // compiler then reloaded from memory at every word, one chain through the whole loop.)
-  // A word's key: its first 16 bytes as two integers, zero past its end, and below 16 bytes
-  // its length in the last byte (so the key alone tells words of up to 15 bytes apart), side by
-  // side so that a table hit is confirmed from one cache line.
+  // A word's key: its first 16 bytes as two integers, zero past its end, with byte 15 holding
+  // its length below 16 bytes and 0xFF from 16 on (interning_high: the key alone tells words of
+  // up to 15 bytes apart, and from all longer ones), side by side so that a table hit is
+  // confirmed from one cache line.
   std::uint64_t* keys = s.word_keys.data();
   std::uint64_t* key_hash = s.key_hash.data();
   std::size_t* prefix_chars = s.prefix_chars.data();
@@ -440,7 +441,7 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
     const std::size_t n = word.size();
     const WordKey key = word_key(word, text_end);
     keys[2 * i] = key.low;
-    keys[2 * i + 1] = n < 16 ? key.high | (std::uint64_t{n} << 56) : key.high;
+    keys[2 * i + 1] = interning_high(key.high, n);
     const std::size_t code_points =
         ascii ? n : (n <= 16 ? n - continuation_bytes(key) : count_code_points(word));
     chars_before += code_points;
@@ -466,7 +467,7 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
         },
         [&](std::uint32_t stored) {
           return keys[2 * stored] == low && keys[2 * stored + 1] == high &&
-                 words[stored].size() == n && (n <= 16 || words[stored] == words[i]);
+                 words[stored].size() == n && (n < 16 || words[stored] == words[i]);
         });
     first_of[i] = first;
     seen_again[first] = first != i ? 1 : 0;

@@ -70,6 +70,17 @@ struct KeyHasher {
   std::uint64_t m;
 };
 
+// The second integer of a word's interning key, from `high` (its bytes 8..16, zero past its
+// end) and its byte length n. Below 16 bytes byte 15 of `high` is zero and holds n instead, so
+// (low, interning_high) is the word itself; from 16 bytes on byte 15 becomes 0xFF, a value no
+// shorter word's key has there, so a short word's key never equals a long one's (whose byte 15
+// could otherwise be the short word's length) and long words are told apart by comparing their
+// bytes. FirstProbeTable's `differs` relies on this: equal keys of a word below 16 bytes are
+// equal words, whatever the hashes did.
+constexpr std::uint64_t interning_high(std::uint64_t high, std::size_t n) {
+  return n < 16 ? high | (std::uint64_t{n} << 56) : high | (std::uint64_t{0xFF} << 56);
+}
+
 // Keys held in the caller's arrays, as ProbeTable (8-byte slots, so the table stays in L1), but
 // the first probe takes no branch on whether the key is new: `differs(stored)` (branch-free:
 // zero only when the key at `stored` is the one at `position`; it is also called with

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "quality/internal/key_tables.h"
 #include "quality/internal/metrics.h"
 
 namespace luminamoon::data::quality_internal {
@@ -255,6 +256,54 @@ TEST(GopherRepetition, WordsThatDifferOnlyInLengthOrTheirSixteenthByte) {
       expect_reference(doc, y + " " + x + " " + y + " " + y + " " + x + " " + x);
     }
   }
+}
+
+// The interning key alone (no hash, no table): FirstProbeTable's first probe takes two words
+// with equal keys for the same word whenever the current one is below 16 bytes, so those keys
+// must be equal only for equal words, also against every longer word (a 16-byte word whose last
+// byte is a shorter word's length, over the same zero-padded bytes, is the case a hash collision
+// would otherwise turn into a wrong answer). Words of 16 bytes or more are compared in full.
+TEST(GopherRepetition, InterningKeysOfShortWordsAreTheWords) {
+  auto key = [](const std::string& word) {
+    unsigned char block[16] = {};
+    for (std::size_t k = 0; k < word.size() && k < 16; ++k) {
+      block[k] = static_cast<unsigned char>(word[k]);
+    }
+    std::uint64_t low = 0;
+    std::uint64_t high = 0;
+    for (int k = 7; k >= 0; --k) {
+      low = low << 8 | block[k];
+      high = high << 8 | block[k + 8];
+    }
+    return std::pair{low, interning_high(high, word.size())};
+  };
+  std::vector<std::string> words;
+  for (std::size_t len = 0; len <= 20; ++len) {
+    const std::string padded = "p" + std::string(len > 0 ? len - 1 : 0, '\0');
+    words.push_back(len == 0 ? std::string() : padded);
+    for (unsigned last : {0u, 1u, 15u, 16u, 0x80u, 0xFFu}) {
+      if (len == 0) continue;
+      std::string w = padded;
+      w.back() = static_cast<char>(last);
+      words.push_back(w);
+    }
+    if (len < 16) {  // 16 bytes: these bytes, then this length (or 0xFF) as the last one
+      for (unsigned last : {static_cast<unsigned>(len), 0xFFu}) {
+        std::string w = padded + std::string(15 - len, '\0');
+        w.push_back(static_cast<char>(last));
+        words.push_back(w);
+      }
+    }
+  }
+  std::size_t short_pairs = 0;
+  for (const std::string& a : words) {
+    for (const std::string& b : words) {
+      if (a.size() >= 16) continue;  // (the current word: long ones take the full comparison)
+      ++short_pairs;
+      EXPECT_EQ(key(a) == key(b), a == b) << "lengths " << a.size() << " and " << b.size();
+    }
+  }
+  EXPECT_GT(short_pairs, 1000u);
 }
 
 TEST(GopherRepetition, WordsEndingTheText) {
