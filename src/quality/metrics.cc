@@ -175,11 +175,16 @@ bool Document::compute_ascii() const { return is_ascii(text_); }
 const std::vector<std::string_view>& Document::tokens() {
   if (!have_tokens_) {
     tokenize_document(text_, raw_);
-    tokens_.clear();
+    // Every token is written and the whitespace ones are overwritten by the next (no branch on
+    // the kind, which real text's newlines make a coin toss; no capacity check per token).
+    tokens_.resize(raw_.size());
+    std::string_view* out = tokens_.data();
+    std::size_t kept = 0;
     for (const Token& t : raw_) {
-      if (t.kind != TokenKind::kWhitespace)
-        tokens_.push_back(text_.substr(t.begin, t.end - t.begin));
+      out[kept] = std::string_view(text_.data() + t.begin, t.end - t.begin);
+      kept += static_cast<std::size_t>(t.kind != TokenKind::kWhitespace);
     }
+    tokens_.resize(kept);
     have_tokens_ = true;
   }
   return tokens_;
