@@ -448,8 +448,7 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
     prefix_chars[i + 1] = chars_before;
     key_hash[i] = n <= 16 ? hasher.word(key.low, key.high, n) : hash_bytes(word);
   }
-  FirstProbeTable& word_table = s.word_table;
-  word_table.reset(w);
+  table.reset(w);
   std::uint32_t* first_of = s.first_of.data();
   // seen_again[first]: whether the word first seen there occurs again. Stored, never read back
   // (no chain through memory when a word repeats at once): its first occurrence writes 0, every
@@ -459,7 +458,7 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
     const std::uint64_t low = keys[2 * i];
     const std::uint64_t high = keys[2 * i + 1];
     const std::size_t n = words[i].size();
-    const std::uint32_t first = word_table.find_or_insert(
+    const std::uint32_t first = table.find_or_insert_first_probe(
         key_hash[i], static_cast<std::uint32_t>(i),
         [&](std::uint32_t stored) {  // (16 bytes or more: nonzero, the full comparison decides)
           return (keys[2 * stored] ^ low) | (keys[2 * stored + 1] ^ high) |

@@ -1,9 +1,9 @@
-// Probe tables for gopher_repetition's word interning (FirstProbeTable) and its top 2-4-gram
-// passes (IntKeyTable). Both decide at the first probe, without a branch, whether the key is new
-// or seen (a branch on data that real text answers either way); only a slot taken by another
-// key (at most half the slots are used) walks on. IntKeyTable's slots hold the key itself, so a
-// hit is confirmed from the slot alone; FirstProbeTable keeps ProbeTable's 8-byte slots (the
-// table stays in L1) and the caller's arrays hold the keys.
+// The probe table of gopher_repetition's top 2-4-gram passes (IntKeyTable), the hashes of those
+// passes and of its word interning (KeyHasher), and the interning key (interning_high; the
+// interning itself is ProbeTable::find_or_insert_first_probe). IntKeyTable decides at the first
+// probe, without a branch, whether the key is new or seen (a branch on data that real text
+// answers either way); only a slot taken by another key (at most half the slots are used) walks
+// on. Its slots hold the key itself, so a hit is confirmed from the slot alone.
 //
 // As ProbeTable: a slot is live when its stamp equals the table's (starting over costs nothing),
 // the hashes come from the callers, seeded per process, and every answer is confirmed by
@@ -48,7 +48,7 @@ void make_room(std::vector<Slot>& slots, std::size_t wanted, std::uint32_t& stam
 }  // namespace key_tables_internal
 
 // Hashes for these tables, seeded by `seed` (hash_seed()). word(): a 64 x 64 -> 128-bit product,
-// its halves folded (every bit mixed: FirstProbeTable takes the slot from the low bits and an
+// its halves folded (every bit mixed: ProbeTable takes the slot from the low bits and an
 // 8-bit tag from the top ones). integer(): multiply-shift (IntKeyTable takes the top bits).
 struct KeyHasher {
   explicit KeyHasher(std::uint64_t seed)
@@ -75,64 +75,11 @@ struct KeyHasher {
 // (low, interning_high) is the word itself; from 16 bytes on byte 15 becomes 0xFF, a value no
 // shorter word's key has there, so a short word's key never equals a long one's (whose byte 15
 // could otherwise be the short word's length) and long words are told apart by comparing their
-// bytes. FirstProbeTable's `differs` relies on this: equal keys of a word below 16 bytes are
-// equal words, whatever the hashes did.
+// bytes. The interning's `differs` (ProbeTable::find_or_insert_first_probe) relies on this: equal
+// keys of a word below 16 bytes are equal words, whatever the hashes did.
 constexpr std::uint64_t interning_high(std::uint64_t high, std::size_t n) {
   return n < 16 ? high | (std::uint64_t{n} << 56) : high | (std::uint64_t{0xFF} << 56);
 }
-
-// Keys held in the caller's arrays, as ProbeTable (8-byte slots, so the table stays in L1), but
-// the first probe takes no branch on whether the key is new: `differs(stored)` (branch-free:
-// zero only when the key at `stored` is the one at `position`; it is also called with
-// `stored == position`, and may answer nonzero for keys it cannot settle) decides there, and
-// `same(stored)` (the full comparison) on the rare walk past the first slot.
-class FirstProbeTable {
- public:
-  void reset(std::size_t items) {
-    const std::size_t wanted = key_tables_internal::slots_for(items);
-    key_tables_internal::make_room(slots_, wanted, stamp_);
-    if (stamp_ == (std::uint32_t{1} << 24)) {  // stamps are 24 bits here
-      std::fill(slots_.begin(), slots_.end(), Slot{});
-      stamp_ = 1;
-    }
-    mask_ = wanted - 1;
-  }
-
-  template <typename Differs, typename Same>
-  std::uint32_t find_or_insert(std::uint64_t hash, std::uint32_t position, Differs&& differs,
-                               Same&& same) {
-    const std::uint32_t stamp = stamp_;
-    const std::uint32_t tag = (stamp << 8) | static_cast<std::uint32_t>(hash >> 56);
-    std::size_t i = static_cast<std::size_t>(hash) & mask_;
-    Slot* slots = slots_.data();
-    const Slot seen = slots[i];
-    // All ones when the slot is free: it then reads as holding this key at `position`.
-    const std::uint32_t free = 0u - static_cast<std::uint32_t>((seen.tag >> 8) != stamp);
-    const std::uint32_t stored = (position & free) | (seen.position & ~free);
-    // (differs answers zero for the key with itself, so a free slot passes when it can decide)
-    if ((differs(stored) | ((seen.tag ^ tag) & ~free)) == 0) {
-      slots[i] = Slot{stored, tag};  // (when seen, what is there)
-      return stored;
-    }
-    for (;; i = (i + 1) & mask_) {
-      Slot& slot = slots[i];
-      if ((slot.tag >> 8) != stamp) {
-        slot = Slot{position, tag};
-        return position;
-      }
-      if (slot.tag == tag && same(slot.position)) return slot.position;
-    }
-  }
-
- private:
-  struct Slot {
-    std::uint32_t position = 0;
-    std::uint32_t tag = 0;  // stamp << 8 | top 8 bits of the hash
-  };
-  std::vector<Slot> slots_;
-  std::size_t mask_ = 0;
-  std::uint32_t stamp_ = 0;
-};
 
 // 64-bit integer keys (a pair of 32-bit classes), held in 16-byte slots with their stamp and
 // first position; the slot is taken from the hash's top bits.

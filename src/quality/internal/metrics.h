@@ -121,7 +121,6 @@ class Document {
     // gopher_repetition's top 2-4-gram passes and word interning (key_tables.h)
     IntKeyTable gram_table;
     std::vector<std::uint64_t> word_keys;  // per word: two integers (see the key loop)
-    FirstProbeTable word_table;
   };
   Scratch& scratch() { return scratch_; }
 

@@ -84,6 +84,28 @@ class ProbeTable {
     }
   }
 
+  // find_or_insert whose first probe takes no branch on whether the key is new (a branch on
+  // data that real text answers either way, as for the words of gopher_repetition's interning):
+  // `differs(stored)` decides there, branch-free. It is zero only when the key at `stored` is
+  // the one at `position`; it is also called with `stored == position` (a free slot reads as
+  // holding this key), and it may answer nonzero for keys it cannot settle. A slot taken by
+  // another key, and those keys, go on to find_or_insert, with `same` as the full comparison.
+  template <typename Differs, typename Same>
+  std::uint32_t find_or_insert_first_probe(std::uint64_t hash, std::uint32_t position,
+                                           Differs&& differs, Same&& same) {
+    const std::uint32_t tag = (stamp_ << 8) | static_cast<std::uint32_t>(hash >> 56);
+    Slot& first = slots_[static_cast<std::size_t>(hash) & mask_];
+    const Slot seen = first;
+    // All ones when the slot is free: it then reads as holding this key at `position`.
+    const std::uint32_t free = 0u - static_cast<std::uint32_t>((seen.tag >> 8) != stamp_);
+    const std::uint32_t stored = (position & free) | (seen.position & ~free);
+    if ((differs(stored) | ((seen.tag ^ tag) & ~free)) == 0) {
+      first = Slot{stored, tag};  // (when seen, what is there)
+      return stored;
+    }
+    return find_or_insert(hash, position, same);
+  }
+
  private:
   struct Slot {
     std::uint32_t position;

@@ -258,11 +258,12 @@ TEST(GopherRepetition, WordsThatDifferOnlyInLengthOrTheirSixteenthByte) {
   }
 }
 
-// The interning key alone (no hash, no table): FirstProbeTable's first probe takes two words
-// with equal keys for the same word whenever the current one is below 16 bytes, so those keys
-// must be equal only for equal words, also against every longer word (a 16-byte word whose last
-// byte is a shorter word's length, over the same zero-padded bytes, is the case a hash collision
-// would otherwise turn into a wrong answer). Words of 16 bytes or more are compared in full.
+// The interning key alone (no hash, no table): the interning's branch-free first probe
+// (ProbeTable::find_or_insert_first_probe) takes two words with equal keys for the same word
+// whenever the current one is below 16 bytes, so those keys must be equal only for equal words,
+// also against every longer word (a 16-byte word whose last byte is a shorter word's length,
+// over the same zero-padded bytes, is the case a hash collision would otherwise turn into a wrong
+// answer). Words of 16 bytes or more are compared in full.
 TEST(GopherRepetition, InterningKeysOfShortWordsAreTheWords) {
   auto key = [](const std::string& word) {
     unsigned char block[16] = {};
