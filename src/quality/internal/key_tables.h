@@ -16,36 +16,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "luminamoon/data/common/error.h"
+#include "quality/internal/probe_table.h"
 
 namespace luminamoon::data::quality_internal {
-
-namespace key_tables_internal {
-
-// Slot count for `items` keys (at most half full).
-inline std::size_t slots_for(std::size_t items) {
-  if (items > 0xFFFFFFFFu) {
-    throw InvalidArgument("QualityFilter: a document has more than 2^32 words or lines");
-  }
-  return std::bit_ceil(std::max<std::size_t>(16, items * 2));
-}
-
-// Reallocates `slots` when too small, or when a huge document left many more than needed, and
-// moves to the next stamp.
-template <typename Slot>
-void make_room(std::vector<Slot>& slots, std::size_t wanted, std::uint32_t& stamp) {
-  constexpr std::size_t kKept = std::size_t{1} << 18;  // slots kept after a huge document
-  if (wanted > slots.size() || (slots.size() > kKept && wanted <= kKept)) {
-    slots.assign(wanted, Slot{});
-    stamp = 0;
-  }
-  if (++stamp == 0) {  // stamps exhausted: clear for real
-    std::fill(slots.begin(), slots.end(), Slot{});
-    stamp = 1;
-  }
-}
-
-}  // namespace key_tables_internal
 
 // Hashes for these tables, seeded by `seed` (hash_seed()). word(): a 64 x 64 -> 128-bit product,
 // its halves folded (every bit mixed: ProbeTable takes the slot from the low bits and an
@@ -85,9 +58,19 @@ constexpr std::uint64_t interning_high(std::uint64_t high, std::size_t n) {
 // first position; the slot is taken from the hash's top bits.
 class IntKeyTable {
  public:
+  // Forgets every key and makes room for `items` of them. The slots are reallocated when too few,
+  // or when a huge document left many more than needed.
   void reset(std::size_t items) {
-    const std::size_t wanted = key_tables_internal::slots_for(items);
-    key_tables_internal::make_room(slots_, wanted, stamp_);
+    constexpr std::size_t kKept = std::size_t{1} << 18;  // slots kept after a huge document
+    const std::size_t wanted = probe_slots_for(items);
+    if (wanted > slots_.size() || (slots_.size() > kKept && wanted <= kKept)) {
+      slots_.assign(wanted, Slot{});
+      stamp_ = 0;
+    }
+    if (++stamp_ == 0) {  // stamps exhausted: clear for real
+      std::fill(slots_.begin(), slots_.end(), Slot{});
+      stamp_ = 1;
+    }
     shift_ = 64 - static_cast<unsigned>(std::countr_zero(wanted));
     mask_ = wanted - 1;  // a short document after a long one probes a small table
   }

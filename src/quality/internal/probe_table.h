@@ -39,14 +39,20 @@ inline std::uint64_t mix64(std::uint64_t key) {
   return key;
 }
 
+// The slots of a table for `items` keys (positions are 32-bit): a power of two, at most half of
+// them used. ProbeTable's and key_tables.h's IntKeyTable's.
+inline std::size_t probe_slots_for(std::size_t items) {
+  if (items > 0xFFFFFFFFu) {
+    throw InvalidArgument("QualityFilter: a document has more than 2^32 words or lines");
+  }
+  return std::bit_ceil(std::max<std::size_t>(16, items * 2));
+}
+
 class ProbeTable {
  public:
   // Forgets every key and makes room for `items` of them.
   void reset(std::size_t items) {
-    if (items > 0xFFFFFFFFu) {
-      throw InvalidArgument("QualityFilter: a document has more than 2^32 words or lines");
-    }
-    const std::size_t wanted = std::bit_ceil(std::max<std::size_t>(16, items * 2));
+    const std::size_t wanted = probe_slots_for(items);
     if (wanted > slots_.size()) {
       slots_.assign(wanted, Slot{0, 0});
       stamp_ = 0;
