@@ -1,6 +1,6 @@
 // Thin wrapper over the xxHash library (Debian's libxxhash-dev), compiled inline so the hash is a
 // direct call with no PLT hop. Inputs longer than 240 bytes (XXH3's striped loop) go to the
-// build for the live ISA (internal/xxh3_kernels.h): same values, the loop in AVX2/AVX-512.
+// build for the live ISA (internal/xxh3_kernels.h): same values, the loop in AVX2 or AVX-512.
 #include "luminamoon/data/common/xxh3.h"
 
 #define XXH_INLINE_ALL
@@ -18,15 +18,13 @@ constexpr std::size_t kLongInput = XXH3_MIDSIZE_MAX;  // 240: longer inputs run 
 constexpr Xxh3Kernel kScalar{Isa::kScalar, xxh3_64_scalar};
 #if defined(LUMINAMOON_HAVE_X86_KERNELS)
 constexpr Xxh3Kernel kAvx2{Isa::kAvx2, xxh3_64_avx2};
+constexpr Xxh3Kernel kAvx512{Isa::kAvx512, xxh3_64_avx512};
 #endif
 
 constexpr IsaKernels<Xxh3Kernel> kTables {
   .scalar = &kScalar,
 #if defined(LUMINAMOON_HAVE_X86_KERNELS)
-  // The avx512 level runs the AVX2 loop: xxHash's AVX-512 one trips GCC 12's
-  // -Wmaybe-uninitialized in its own intrinsics headers (GCC bug 105593), and on this loop it
-  // adds little over AVX2 (the loads, not the lanes, bound it).
-      .avx2 = &kAvx2, .avx512 = &kAvx2,
+  .avx2 = &kAvx2, .avx512 = &kAvx512,
 #endif
   .neon = &kScalar,  // the default flags already give xxHash's NEON loop on AArch64
 };
