@@ -162,9 +162,12 @@ BENCHMARK(BM_FilterHashes)->UseRealTime()->Unit(benchmark::kMillisecond);
 // allocation), every one allocated on its own, in an order unrelated to the list's (the list is
 // shuffled after the strings were made), the list repeated 10 times: bench_real_hashing.py's exact
 // dedup row without the binding. What the rows compare, one thread each:
-//   BM_RealLong/hash           hash_documents (XXH3 of each, the next document prefetched whole)
-//   BM_RealLong/hash_2lines    the same XXH3 calls with only the next document's first two lines
+//   BM_RealLong/hash           hash_documents (XXH3 of each; the first lines of the next document
+//                              and of each 4 KB page it crosses prefetched)
+//   BM_RealLong/hash_whole     the same XXH3 calls with every line of the next document
 //                              prefetched (what hash_documents did before)
+//   BM_RealLong/hash_2lines    the same XXH3 calls with only the next document's first two lines
+//                              prefetched (what it did before that)
 //   BM_RealLong/read           every byte of the same documents loaded (8-byte words folded by
 //                              XOR, vectorised by the compiler), the next one prefetched whole: the
 //                              memory-read ceiling
@@ -216,7 +219,7 @@ void prefetch_whole(std::string_view d) {
     __builtin_prefetch(d.data() + o, 0, 1);
 }
 
-enum class RealLongMode { kHash, kHash2Lines, kRead, kReadCold, kMemcpy };
+enum class RealLongMode { kHash, kHashWhole, kHash2Lines, kRead, kReadCold, kMemcpy };
 
 void BM_RealLong(benchmark::State& state, RealLongMode mode) {
   const RealLong& r = real_long();
@@ -231,6 +234,12 @@ void BM_RealLong(benchmark::State& state, RealLongMode mode) {
     switch (mode) {
       case RealLongMode::kHash:
         hash_documents(r.list, out, 1);
+        break;
+      case RealLongMode::kHashWhole:
+        for (std::size_t i = 0; i < n; ++i) {
+          if (i + 1 < n) prefetch_whole(r.list[i + 1]);
+          out[i] = luminamoon::data::xxh3_64(r.list[i]);
+        }
         break;
       case RealLongMode::kHash2Lines:
         for (std::size_t i = 0; i < n; ++i) {
@@ -270,6 +279,7 @@ void BM_RealLong(benchmark::State& state, RealLongMode mode) {
   state.SetBytesProcessed(state.iterations() * r.bytes);
 }
 BENCHMARK_CAPTURE(BM_RealLong, hash, RealLongMode::kHash)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_RealLong, hash_whole, RealLongMode::kHashWhole)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_RealLong, hash_2lines, RealLongMode::kHash2Lines)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_RealLong, read, RealLongMode::kRead)->Unit(benchmark::kMillisecond);

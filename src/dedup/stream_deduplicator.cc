@@ -32,19 +32,35 @@ constexpr std::size_t kPrefetchDistance = 8;
 
 // The most bytes of the next document hash_documents asks for ahead of hashing it.
 constexpr std::size_t kDocumentPrefetchBytes = 16 * 1024;
+// Cache lines asked for at the document's start and at the start of each 4 KB page it crosses.
+constexpr std::size_t kPrefetchLinesPerPage = 2;
+constexpr std::uintptr_t kPageSize = 4096;
 
-// Asks for every cache line of `document` (up to kDocumentPrefetchBytes) into L2 while the
-// current one is hashed. The documents of a Python list are separate heap objects in no
-// particular order, so each one starts a new stream that the hardware prefetcher only picks up
-// after a few misses; XXH3's own prefetch runs 384 bytes ahead, a few lines in flight. With the
-// whole next document requested up front, the hash reads from L2 instead of waiting on L3 or
-// DRAM: on 7.9 KB real documents in shuffled order, 0.48-0.56 -> 0.29-0.32 us per document
-// (docs/benchmarks.md). Locality 1 (PREFETCHT2, an outer cache), not 3 (PREFETCHT0, into L1):
-// measured slower, as the next document's lines then evict those of the one being hashed.
+// Starts the streams of the next document while the current one is hashed. The documents of a
+// Python list are separate heap objects in no particular order, so each one starts a new stream;
+// a hardware prefetcher picks it up only after a few misses, and a stream prefetcher that does
+// not cross 4 KB pages restarts at each one, so a 7.9 KB document is two or three streams. XXH3's
+// own prefetch runs only 384 bytes ahead. So the first lines of the document and of every page it
+// crosses are requested (PREFETCHT2, an outer cache, so the current document's lines stay in L1),
+// and the hardware streams the rest. History, on 7.9 KB real documents in shuffled order
+// (docs/benchmarks.md, BM_RealLong): the first two lines only, 0.48-0.56 us per document on the
+// box of that time; every line of the next document, 0.29-0.32 us there, but 1.2x slower than
+// these page heads on a Sapphire Rapids core (5.8-5.9 against 4.8-5.0 ms a pass: ~123 prefetches
+// in a burst fill the miss buffers the current document's loads need, where this core's own
+// prefetchers already follow the pages). The page heads were not measured on the older box
+// (gone); BM_RealLong/hash_whole keeps the every-line variant measurable on any machine.
 inline void prefetch_document(std::string_view document) {
   const char* p = document.data();
   const std::size_t size = std::min(document.size(), kDocumentPrefetchBytes);
-  for (std::size_t offset = 0; offset < size; offset += 64) __builtin_prefetch(p + offset, 0, 1);
+  // Offsets, not pointers past the end: the page start is found from the address.
+  std::size_t page = 0;
+  while (page < size) {
+    const std::size_t lines_end = std::min(size, page + 64 * kPrefetchLinesPerPage);
+    for (std::size_t offset = page; offset < lines_end; offset += 64) {
+      __builtin_prefetch(p + offset, 0, 1);
+    }
+    page += kPageSize - (reinterpret_cast<std::uintptr_t>(p + page) & (kPageSize - 1));
+  }
 }
 
 }  // namespace
