@@ -947,6 +947,133 @@ struct Scan {
 
   bool on(PiiCategory c) const { return config.enabled[static_cast<std::size_t>(c)]; }
 
+  // Whether the run of hex digits, ':' and '.' through the ':' at p (its maximal run, as visit
+  // scans it) has fewer than six colons and no "::", found with SSE2 in the 16 bytes on either
+  // side of p; then no part of it is an IPv6 address (parse_ipv6 needs one or the other), and
+  // ipv6_done is moved to the run's end as visit would, without the two byte loops and
+  // ipv6_run. Most ':' runs of text are times ("14:32:11" in every changelog trailer) and
+  // ratios. False (nothing changed) where the simple test does not apply: a run reaching an
+  // edge of the 32 bytes, a window past the text, or the scalar kernel (the reference path).
+  bool short_ipv6_run(std::size_t p) {
+#if defined(__SSE2__)
+    if (!simd || p < 16 || t.n - p < 16) return false;
+    const auto classes = [](const std::uint8_t* q, std::uint32_t& run, std::uint32_t& colon) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
+      const __m128i digit_or_colon = in_range8(v, '0', ':');
+      const __m128i hex_letter = in_range8(_mm_or_si128(v, _mm_set1_epi8(0x20)), 'a', 'f');
+      run = bits16(_mm_or_si128(_mm_or_si128(digit_or_colon, hex_letter), eq8(v, '.')));
+      colon = bits16(eq8(v, ':'));
+    };
+    std::uint32_t run_lo, colon_lo, run_hi, colon_hi;
+    classes(t.d + p - 16, run_lo, colon_lo);
+    classes(t.d + p, run_hi, colon_hi);
+    const std::uint32_t run = run_lo | (run_hi << 16), colon = colon_lo | (colon_hi << 16);
+    // Bit 16 is p. The run goes up from p to the first byte outside it, and down from p - 1.
+    const auto up = static_cast<std::size_t>(__builtin_ctz(~(run >> 16)));
+    const auto down = static_cast<std::size_t>(__builtin_clz(~(run << 16)));
+    if (up >= 16 || down >= 16) return false;
+    const std::uint32_t span = ((std::uint32_t{1} << (up + down)) - 1) << (16 - down);
+    const std::uint32_t colons = colon & span;
+    if ((colons & (colons >> 1)) != 0 || __builtin_popcount(colons) >= 6) return false;
+    ipv6_done = p + up;
+    return true;
+#else
+    (void)p;
+    return false;
+#endif
+  }
+
+  // A digit anchor: the IPv4 run (digits and '.') through p, and the card run (digits, single
+  // separators between digits). With SSE2, both runs' bounds come from the bit masks of the 16
+  // bytes on either side of p (where they end inside them) instead of byte loops whose exits are
+  // hard to predict (dates, bug numbers and versions end them after a few bytes).
+  void visit_digit(std::size_t p) {
+    const bool ipv4 = on(PiiCategory::kIpAddress) && p >= ipv4_done;
+    const bool card = on(PiiCategory::kCreditCard) && p >= card_done && is_digit(t.at(p + 1)) &&
+                      is_digit(t.at(p + 2)) && is_digit(t.at(p + 3));
+    if (!ipv4 && !card) return;
+#if defined(__SSE2__)
+    if (simd && p >= 16 && t.n - p >= 16) {
+      std::uint32_t digit = 0, dot = 0, sep = 0;
+      for (std::size_t h = 0; h < 32; h += 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(t.d + p - 16 + h));
+        digit |= bits16(in_range8(v, '0', '9')) << h;
+        dot |= bits16(eq8(v, '.')) << h;
+        sep |= bits16(_mm_or_si128(eq8(v, ' '), eq8(v, '-'))) << h;
+      }
+      // Bit 16 is p (a digit). The run of `in` bits up from p ends at p + up; the one down from
+      // p - 1 ends at p - down; either is usable when it stops inside the 32 bytes, `margin`
+      // bytes from their edges (a separator's test looks at the byte beyond it).
+      const auto bounds = [](std::uint32_t up_in, std::uint32_t down_in, std::size_t margin,
+                             std::size_t& up, std::size_t& down) {
+        up = static_cast<std::size_t>(__builtin_ctz(~(up_in >> 16)));
+        down = static_cast<std::size_t>(__builtin_clz(~(down_in << 16)));
+        return up + margin < 16 && down + margin < 16;
+      };
+      std::size_t up = 0, down = 0;
+      if (ipv4 && bounds(digit | dot, digit | dot, 0, up, down)) {
+        ipv4_at(p - down, p + up);
+      } else if (ipv4) {
+        ipv4_scan(p);
+      }
+      // A separator joins the card run going up when a digit follows it, going down when a
+      // digit precedes it (the byte loops of card_scan take it and that digit together).
+      if (card && bounds(digit | (sep & (digit >> 1)), digit | (sep & (digit << 1)), 1, up, down)) {
+        card_at(p - down, p + up);
+      } else if (card) {
+        card_scan(p);
+      }
+      return;
+    }
+#endif
+    if (ipv4) ipv4_scan(p);
+    if (card) card_scan(p);
+  }
+
+  void ipv4_at(std::size_t s, std::size_t e) {
+    ipv4_done = e;
+    if (e - s >= 7) {  // "1.1.1.1" at least
+      ipv4_run(t, s, e, config.mask_private_ips, out, versions);
+    }
+  }
+
+  void ipv4_scan(std::size_t p) {
+    auto run = [](std::uint8_t c) { return is_digit(c) || c == '.'; };
+    std::size_t s = p, e = p;
+    while (s > 0 && run(t.d[s - 1])) --s;
+    while (e < t.n && run(t.d[e])) ++e;
+    ipv4_at(s, e);
+  }
+
+  void card_at(std::size_t s, std::size_t e) {
+    card_done = e;
+    if (e - s >= 13) card_run(t, s, e, groups, out);  // 13 digits at least
+  }
+
+  void card_scan(std::size_t p) {
+    auto sep = [](std::uint8_t c) { return c == ' ' || c == '-'; };
+    std::size_t s = p, e = p;
+    for (;;) {
+      if (s > 0 && is_digit(t.d[s - 1])) {
+        --s;
+      } else if (s > 1 && sep(t.d[s - 1]) && is_digit(t.d[s - 2])) {
+        s -= 2;
+      } else {
+        break;
+      }
+    }
+    for (;;) {
+      if (e < t.n && is_digit(t.d[e])) {
+        ++e;
+      } else if (e + 1 < t.n && sep(t.d[e]) && is_digit(t.d[e + 1])) {
+        e += 2;
+      } else {
+        break;
+      }
+    }
+    card_at(s, e);
+  }
+
   void visit(std::size_t p) {
     const std::uint8_t b = t.d[p];
     if (b == '@') {
@@ -958,6 +1085,8 @@ struct Scan {
         // A lone ':' ("Closes: #1", "http://"): the run would be ":" alone, no address (most
         // ':' of prose end here, without the two scans and ipv6_run).
         ipv6_done = p + 1;
+      } else if (b == ':' && on(PiiCategory::kIpAddress) && p >= ipv6_done && short_ipv6_run(p)) {
+        // Nothing to find in the run: ipv6_done was moved past it.
       } else if (b == ':' && on(PiiCategory::kIpAddress) && p >= ipv6_done) {
         std::size_t s = p, e = p;
         while (s > 0 && run(t.d[s - 1])) --s;
@@ -967,41 +1096,7 @@ struct Scan {
       }
       if (on(PiiCategory::kApiKey) && aws_key_may_end_before(t, p)) aws_secret_at(t, p, out);
     } else if (is_digit(b)) {
-      if (on(PiiCategory::kIpAddress) && p >= ipv4_done) {
-        auto run = [](std::uint8_t c) { return is_digit(c) || c == '.'; };
-        std::size_t s = p, e = p;
-        while (s > 0 && run(t.d[s - 1])) --s;
-        while (e < t.n && run(t.d[e])) ++e;
-        ipv4_done = e;
-        if (e - s >= 7) {  // "1.1.1.1" at least
-          ipv4_run(t, s, e, config.mask_private_ips, out, versions);
-        }
-      }
-      if (on(PiiCategory::kCreditCard) && p >= card_done && is_digit(t.at(p + 1)) &&
-          is_digit(t.at(p + 2)) && is_digit(t.at(p + 3))) {
-        auto sep = [](std::uint8_t c) { return c == ' ' || c == '-'; };
-        std::size_t s = p, e = p;
-        for (;;) {
-          if (s > 0 && is_digit(t.d[s - 1])) {
-            --s;
-          } else if (s > 1 && sep(t.d[s - 1]) && is_digit(t.d[s - 2])) {
-            s -= 2;
-          } else {
-            break;
-          }
-        }
-        for (;;) {
-          if (e < t.n && is_digit(t.d[e])) {
-            ++e;
-          } else if (e + 1 < t.n && sep(t.d[e]) && is_digit(t.d[e + 1])) {
-            e += 2;
-          } else {
-            break;
-          }
-        }
-        card_done = e;
-        if (e - s >= 13) card_run(t, s, e, groups, out);  // 13 digits at least
-      }
+      visit_digit(p);
     } else if (on(PiiCategory::kApiKey)) {
       key_at(t, p, out);
     }
