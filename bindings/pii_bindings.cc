@@ -3,6 +3,11 @@
 // object that went in.
 #include <nanobind/stl/string.h>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -127,29 +132,35 @@ struct TagSet {
 // characters between the matches are copied from `original` (a str whose UTF-8 form is `utf8`),
 // each match is replaced by its tag. Matches are ASCII, so the output keeps every non-ASCII
 // character of the input: its kind is the wider of the input's and the used tags' kinds, which
-// is what makes it the canonical (narrowest) form CPython requires. nullptr with an exception
-// set on failure.
-PyObject* masked_str(const PiiMasker& masker, PyObject* original, std::string_view utf8,
-                     std::span<const PiiMatch> matches, const TagSet& tags) {
-  const bool input_ascii = PyUnicode_IS_ASCII(original);
+// is what makes it the canonical (narrowest) form CPython requires. masked_str_new allocates the
+// str (length and kind), masked_str_fill writes it; mask_batch allocates every output before
+// writing any (see prefault_strs). nullptr / false with an exception set on failure.
+PyObject* masked_str_new(PyObject* original, std::span<const PiiMatch> matches,
+                         const TagSet& tags) {
   Py_UCS4 maxchar = PyUnicode_MAX_CHAR_VALUE(original);
-  bool tags_ascii = true;
   Py_ssize_t length = PyUnicode_GET_LENGTH(original);
   for (const PiiMatch& m : matches) {
     const auto k = static_cast<std::size_t>(m.category);
     maxchar = std::max(maxchar, tags.maxchar[k]);
-    tags_ascii = tags_ascii && tags.ascii[k];
     length += static_cast<Py_ssize_t>(tags.length[k]) -
               static_cast<Py_ssize_t>(m.byte_end - m.byte_start);
   }
-  PyObject* out = PyUnicode_New(length, maxchar);
-  if (out == nullptr) return nullptr;
+  return PyUnicode_New(length, maxchar);
+}
+
+bool masked_str_fill(const PiiMasker& masker, PyObject* out, PyObject* original,
+                     std::string_view utf8, std::span<const PiiMatch> matches, const TagSet& tags) {
+  const bool input_ascii = PyUnicode_IS_ASCII(original);
+  bool tags_ascii = true;
+  for (const PiiMatch& m : matches)
+    tags_ascii = tags_ascii && tags.ascii[static_cast<std::size_t>(m.category)];
   if (input_ascii && tags_ascii) {
     // Everything is ASCII: characters are bytes, and the input's UTF-8 form is its buffer.
     masker.splice_valid_into(utf8, matches, reinterpret_cast<char*>(PyUnicode_1BYTE_DATA(out)));
-    return out;
+    return true;
   }
   // Runs of characters are copied by CPython, which widens them to the output's kind.
+  const Py_ssize_t length = PyUnicode_GET_LENGTH(out);
   Py_ssize_t from = 0, to = 0;
   std::size_t byte = 0;
   auto copy = [&](PyObject* source, Py_ssize_t at, Py_ssize_t count) {
@@ -165,17 +176,72 @@ PyObject* masked_str(const PiiMasker& masker, PyObject* original, std::string_vi
         input_ascii ? gap_bytes : utf8_code_points_of_valid(utf8.substr(byte, gap_bytes)));
     if (!copy(original, from, gap) ||
         !copy(tags.str[k].ptr(), 0, static_cast<Py_ssize_t>(tags.length[k]))) {
-      Py_DECREF(out);
-      return nullptr;
+      return false;
     }
     from += gap + static_cast<Py_ssize_t>(m.byte_end - m.byte_start);
     byte = m.byte_end;
   }
-  if (!copy(original, from, length - to)) {
+  return copy(original, from, length - to);
+}
+
+PyObject* masked_str(const PiiMasker& masker, PyObject* original, std::string_view utf8,
+                     std::span<const PiiMatch> matches, const TagSet& tags) {
+  PyObject* out = masked_str_new(original, matches, tags);
+  if (out == nullptr) return nullptr;
+  if (!masked_str_fill(masker, out, original, utf8, matches, tags)) {
     Py_DECREF(out);
     return nullptr;
   }
   return out;
+}
+
+// Maps in the pages of freshly allocated strs before they are written, one madvise per stretch
+// of adjacent strs. A batch's outputs are mostly new memory (every PII-dense document changes,
+// and the heap gives the previous batch's pages back to the system when it is freed), and
+// writing them page by page takes one page fault per 4 KiB: on 15 MB of masked changelogs that
+// was a quarter of mask_batch. MADV_POPULATE_WRITE (Linux 5.14) maps the same pages in one
+// system call, about twice as fast (the pages are still zeroed and charged; their contents do
+// not change). Only pages that lie wholly inside a stretch of these strs (and the allocator's
+// headers between them) are touched, and only stretches of 256 KiB or more are worth the call;
+// an error (an older kernel: EINVAL) leaves the pages to be faulted in as before.
+void prefault_strs(std::span<const nb::object> strs) {
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+  constexpr std::uintptr_t kAdjacent = 64;  // at most this much between two strs
+  constexpr std::uintptr_t kMinStretch = 256 * 1024;
+  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> ranges;
+  std::uintptr_t total = 0;
+  for (const nb::object& s : strs) {
+    if (!s.is_valid()) continue;
+    PyObject* o = s.ptr();
+    const auto begin = reinterpret_cast<std::uintptr_t>(o);
+    const auto end = reinterpret_cast<std::uintptr_t>(PyUnicode_DATA(o)) +
+                     static_cast<std::uintptr_t>(PyUnicode_GET_LENGTH(o) + 1) *
+                         static_cast<std::uintptr_t>(PyUnicode_KIND(o));
+    ranges.emplace_back(begin, end);
+    total += end - begin;
+  }
+  if (total < kMinStretch) return;
+  std::sort(ranges.begin(), ranges.end());
+  static const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  auto populate = [&](std::uintptr_t begin, std::uintptr_t end) {
+    if (end - begin < kMinStretch) return;
+    const std::uintptr_t first = (begin + page - 1) & ~(page - 1), last = end & ~(page - 1);
+    if (last > first) {
+      (void)madvise(reinterpret_cast<void*>(first), last - first, MADV_POPULATE_WRITE);
+    }
+  };
+  std::uintptr_t begin = ranges.front().first, end = ranges.front().second;
+  for (const auto& [b, e] : ranges) {
+    if (b > end + kAdjacent) {
+      populate(begin, end);
+      begin = b;
+    }
+    end = std::max(end, e);
+  }
+  populate(begin, end);
+#else
+  (void)strs;
+#endif
 }
 #endif
 
@@ -356,10 +422,35 @@ void bind_pii(nb::module_& m) {
             result.texts = nb::steal<nb::list>(list);
             const TagSet tags(masker);
             std::string scratch;
+#if !defined(Py_LIMITED_API)
+            // Changed str documents: every new str is allocated first, its pages mapped in as a
+            // whole (prefault_strs), then written.
+            std::vector<nb::object> fresh(originals.is_valid() ? inputs.size() : 0);
+            for (std::size_t i = 0; i < fresh.size(); ++i) {
+              PyObject* original = tuple_item(originals, i);
+              if (!PyUnicode_Check(original) || !found.changed(i)) continue;
+              fresh[i] = nb::steal(masked_str_new(original, found.of(i), tags));
+              if (!fresh[i].is_valid()) throw nb::python_error();
+            }
+            prefault_strs(fresh);
+            for (std::size_t i = 0; i < fresh.size(); ++i) {
+              if (!fresh[i].is_valid()) continue;
+              if (!masked_str_fill(masker, fresh[i].ptr(), tuple_item(originals, i), inputs[i],
+                                   found.of(i), tags)) {
+                throw nb::python_error();
+              }
+            }
+#endif
             for (std::size_t i = 0; i < inputs.size(); ++i) {
               nb::handle original =
                   originals.is_valid() ? nb::handle(tuple_item(originals, i)) : nb::handle();
+#if !defined(Py_LIMITED_API)
+              nb::object s = i < fresh.size() && fresh[i].is_valid()
+                                 ? std::move(fresh[i])
+                                 : result_str(masker, original, inputs[i], found, i, tags, scratch);
+#else
               nb::object s = result_str(masker, original, inputs[i], found, i, tags, scratch);
+#endif
               PyList_SetItem(list, static_cast<Py_ssize_t>(i), s.release().ptr());
             }
             result.counts = counts_dict(totals);

@@ -476,6 +476,35 @@ def test_output_str_of_every_kind_equals_the_splice() -> None:
             assert got.encode() == want.encode()
 
 
+def test_large_batch_of_every_kind_equals_mask() -> None:
+    # A batch whose new strs add up to more than 256 KiB has their pages mapped in before they
+    # are written (prefault_strs in the binding): the outputs must be the same as mask()'s,
+    # for every str kind, with documents that change, documents that do not, and bytes.
+    pieces = [
+        "mail a@b.co or 8.8.8.8 now ",
+        "caf\u00e9 x@y.org ",
+        "\u4e2d\u6587 1.2.3.4 ",
+        "\U0001f600 q@r.io ",
+        "plain words only ",
+    ]
+    texts: list[str | bytes] = []
+    for i in range(600):
+        text = "".join(pieces[(i + k) % len(pieces)] for k in range(40 + i % 7))
+        if i % 9 == 0:
+            text = "no pii here " * (60 + i % 5)
+        texts.append(text.encode() if i % 11 == 0 else text)
+    for tags in ({}, {"EMAIL": "<\u00c9>"}):
+        m = lmd.PIIMasker(tags=tags, threads=1)
+        batch = m.mask_batch(texts).texts
+        assert sum(len(t) for t in batch) > 256 * 1024
+        for text, got in zip(texts, batch, strict=True):
+            want = m.mask(text)
+            assert got == want
+            assert hash(got) == hash(want)
+            assert got.encode() == want.encode()
+            assert (got is text) == (want is text)
+
+
 def test_counts_and_stats() -> None:
     m = lmd.PIIMasker()
     zero = {"EMAIL": 0, "IP_ADDRESS": 0, "API_KEY": 0, "CREDIT_CARD": 0}

@@ -947,6 +947,137 @@ struct Scan {
 
   bool on(PiiCategory c) const { return config.enabled[static_cast<std::size_t>(c)]; }
 
+  // Whether the run of hex digits, ':' and '.' through the ':' at p (its maximal run, as visit
+  // scans it) has fewer than six colons and no "::", found with SSE2 in the 16 bytes on either
+  // side of p; then no part of it is an IPv6 address (parse_ipv6 needs one or the other), and
+  // ipv6_done is moved to the run's end as visit would, without the two byte loops and
+  // ipv6_run. Most ':' runs of text are times ("14:32:11" in every changelog trailer) and
+  // ratios. False (nothing changed) where the simple test does not apply: a run reaching an
+  // edge of the 32 bytes, a window past the text, or the scalar kernel (the reference path).
+  bool short_ipv6_run(std::size_t p) {
+#if defined(__SSE2__)
+    if (!simd || p < 16 || t.n - p < 16) return false;
+    const auto classes = [](const std::uint8_t* q, std::uint32_t& run, std::uint32_t& colon) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
+      const __m128i digit_or_colon = in_range8(v, '0', ':');
+      const __m128i hex_letter = in_range8(_mm_or_si128(v, _mm_set1_epi8(0x20)), 'a', 'f');
+      run = bits16(_mm_or_si128(_mm_or_si128(digit_or_colon, hex_letter), eq8(v, '.')));
+      colon = bits16(eq8(v, ':'));
+    };
+    std::uint32_t run_lo, colon_lo, run_hi, colon_hi;
+    classes(t.d + p - 16, run_lo, colon_lo);
+    classes(t.d + p, run_hi, colon_hi);
+    const std::uint32_t run = run_lo | (run_hi << 16), colon = colon_lo | (colon_hi << 16);
+    // Bit 16 is p. The run goes up from p to the first byte outside it, and down from p - 1.
+    const auto up = static_cast<std::size_t>(__builtin_ctz(~(run >> 16)));
+    const auto down = static_cast<std::size_t>(__builtin_clz(~(run << 16)));
+    if (up >= 16 || down >= 16) return false;
+    const std::uint32_t span = ((std::uint32_t{1} << (up + down)) - 1) << (16 - down);
+    const std::uint32_t colons = colon & span;
+    // Six colons or more: one is left after clearing the lowest five (no popcnt in the x86-64
+    // baseline: __builtin_popcount would be a libgcc call).
+    std::uint32_t sixth = colons;
+    for (int k = 0; k < 5; ++k) sixth &= sixth - 1;
+    if ((colons & (colons >> 1)) != 0 || sixth != 0) return false;
+    ipv6_done = p + up;
+    return true;
+#else
+    (void)p;
+    return false;
+#endif
+  }
+
+  // A digit anchor: the IPv4 run (digits and '.') through p, and the card run (digits, single
+  // separators between digits). With SSE2, both runs' bounds come from the bit masks of the 16
+  // bytes on either side of p (where they end inside them) instead of byte loops whose exits are
+  // hard to predict (dates, bug numbers and versions end them after a few bytes).
+  void visit_digit(std::size_t p) {
+    const bool ipv4 = on(PiiCategory::kIpAddress) && p >= ipv4_done;
+    const bool card = on(PiiCategory::kCreditCard) && p >= card_done && is_digit(t.at(p + 1)) &&
+                      is_digit(t.at(p + 2)) && is_digit(t.at(p + 3));
+    if (!ipv4 && !card) return;
+#if defined(__SSE2__)
+    if (simd && p >= 16 && t.n - p >= 16) {
+      std::uint32_t digit = 0, dot = 0, sep = 0;
+      for (std::size_t h = 0; h < 32; h += 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(t.d + p - 16 + h));
+        digit |= bits16(in_range8(v, '0', '9')) << h;
+        dot |= bits16(eq8(v, '.')) << h;
+        sep |= bits16(_mm_or_si128(eq8(v, ' '), eq8(v, '-'))) << h;
+      }
+      // Bit 16 is p (a digit). The run of `in` bits up from p ends at p + up; the one down from
+      // p - 1 ends at p - down; either is usable when it stops inside the 32 bytes, `margin`
+      // bytes from their edges (a separator's test looks at the byte beyond it).
+      const auto bounds = [](std::uint32_t up_in, std::uint32_t down_in, std::size_t margin,
+                             std::size_t& up, std::size_t& down) {
+        up = static_cast<std::size_t>(__builtin_ctz(~(up_in >> 16)));
+        down = static_cast<std::size_t>(__builtin_clz(~(down_in << 16)));
+        return up + margin < 16 && down + margin < 16;
+      };
+      std::size_t up = 0, down = 0;
+      if (ipv4 && bounds(digit | dot, digit | dot, 0, up, down)) {
+        ipv4_at(p - down, p + up);
+      } else if (ipv4) {
+        ipv4_scan(p);
+      }
+      // A separator joins the card run going up when a digit follows it, going down when a
+      // digit precedes it (the byte loops of card_scan take it and that digit together).
+      if (card && bounds(digit | (sep & (digit >> 1)), digit | (sep & (digit << 1)), 1, up, down)) {
+        card_at(p - down, p + up);
+      } else if (card) {
+        card_scan(p);
+      }
+      return;
+    }
+#endif
+    if (ipv4) ipv4_scan(p);
+    if (card) card_scan(p);
+  }
+
+  void ipv4_at(std::size_t s, std::size_t e) {
+    ipv4_done = e;
+    if (e - s >= 7) {  // "1.1.1.1" at least
+      ipv4_run(t, s, e, config.mask_private_ips, out, versions);
+    }
+  }
+
+  void ipv4_scan(std::size_t p) {
+    auto run = [](std::uint8_t c) { return is_digit(c) || c == '.'; };
+    std::size_t s = p, e = p;
+    while (s > 0 && run(t.d[s - 1])) --s;
+    while (e < t.n && run(t.d[e])) ++e;
+    ipv4_at(s, e);
+  }
+
+  void card_at(std::size_t s, std::size_t e) {
+    card_done = e;
+    if (e - s >= 13) card_run(t, s, e, groups, out);  // 13 digits at least
+  }
+
+  void card_scan(std::size_t p) {
+    auto sep = [](std::uint8_t c) { return c == ' ' || c == '-'; };
+    std::size_t s = p, e = p;
+    for (;;) {
+      if (s > 0 && is_digit(t.d[s - 1])) {
+        --s;
+      } else if (s > 1 && sep(t.d[s - 1]) && is_digit(t.d[s - 2])) {
+        s -= 2;
+      } else {
+        break;
+      }
+    }
+    for (;;) {
+      if (e < t.n && is_digit(t.d[e])) {
+        ++e;
+      } else if (e + 1 < t.n && sep(t.d[e]) && is_digit(t.d[e + 1])) {
+        e += 2;
+      } else {
+        break;
+      }
+    }
+    card_at(s, e);
+  }
+
   void visit(std::size_t p) {
     const std::uint8_t b = t.d[p];
     if (b == '@') {
@@ -958,6 +1089,8 @@ struct Scan {
         // A lone ':' ("Closes: #1", "http://"): the run would be ":" alone, no address (most
         // ':' of prose end here, without the two scans and ipv6_run).
         ipv6_done = p + 1;
+      } else if (b == ':' && on(PiiCategory::kIpAddress) && p >= ipv6_done && short_ipv6_run(p)) {
+        // Nothing to find in the run: ipv6_done was moved past it.
       } else if (b == ':' && on(PiiCategory::kIpAddress) && p >= ipv6_done) {
         std::size_t s = p, e = p;
         while (s > 0 && run(t.d[s - 1])) --s;
@@ -967,52 +1100,30 @@ struct Scan {
       }
       if (on(PiiCategory::kApiKey) && aws_key_may_end_before(t, p)) aws_secret_at(t, p, out);
     } else if (is_digit(b)) {
-      if (on(PiiCategory::kIpAddress) && p >= ipv4_done) {
-        auto run = [](std::uint8_t c) { return is_digit(c) || c == '.'; };
-        std::size_t s = p, e = p;
-        while (s > 0 && run(t.d[s - 1])) --s;
-        while (e < t.n && run(t.d[e])) ++e;
-        ipv4_done = e;
-        if (e - s >= 7) {  // "1.1.1.1" at least
-          ipv4_run(t, s, e, config.mask_private_ips, out, versions);
-        }
-      }
-      if (on(PiiCategory::kCreditCard) && p >= card_done && is_digit(t.at(p + 1)) &&
-          is_digit(t.at(p + 2)) && is_digit(t.at(p + 3))) {
-        auto sep = [](std::uint8_t c) { return c == ' ' || c == '-'; };
-        std::size_t s = p, e = p;
-        for (;;) {
-          if (s > 0 && is_digit(t.d[s - 1])) {
-            --s;
-          } else if (s > 1 && sep(t.d[s - 1]) && is_digit(t.d[s - 2])) {
-            s -= 2;
-          } else {
-            break;
-          }
-        }
-        for (;;) {
-          if (e < t.n && is_digit(t.d[e])) {
-            ++e;
-          } else if (e + 1 < t.n && sep(t.d[e]) && is_digit(t.d[e + 1])) {
-            e += 2;
-          } else {
-            break;
-          }
-        }
-        card_done = e;
-        if (e - s >= 13) card_run(t, s, e, groups, out);  // 13 digits at least
-      }
+      visit_digit(p);
     } else if (on(PiiCategory::kApiKey)) {
       key_at(t, p, out);
     }
   }
 
-  void visit_mask(std::size_t base, std::uint64_t mask) {
-    while (mask != 0) {
-      const auto bit = static_cast<std::size_t>(__builtin_ctzll(mask));
-      mask &= mask - 1;
-      visit(base + bit);
+  // The anchors of `count` blocks at base (masks[k]: block k), in text order. Their offsets are
+  // listed first, four per block without a branch (a fifth and more in a loop: rare), then
+  // visited in one loop: a loop per block would end at an unpredictable point in every block.
+  void visit_masks(std::size_t base, const std::uint64_t* masks, std::size_t count) {
+    std::uint16_t at[kChunkBlocks * 64 + 4];  // offsets < 4096; room for four writes past the end
+    std::size_t n = 0;
+    for (std::size_t k = 0; k < count; ++k) {
+      std::uint64_t m = masks[k];
+      const auto block = static_cast<std::uint16_t>(k * 64);
+      for (int j = 0; j < 4; ++j) {
+        // m | bit 63: the written offset is ctz(m) while m has bits, and is not kept otherwise.
+        at[n] = static_cast<std::uint16_t>(block + __builtin_ctzll(m | (std::uint64_t{1} << 63)));
+        n += m != 0 ? 1 : 0;
+        m &= m - 1;
+      }
+      for (; m != 0; m &= m - 1) at[n++] = static_cast<std::uint16_t>(block + __builtin_ctzll(m));
     }
+    for (std::size_t i = 0; i < n; ++i) visit(base + at[i]);
   }
 };
 
@@ -1227,7 +1338,7 @@ void find_candidates(std::string_view text, const ScanConfig& config, const Anch
   for (std::size_t block = 0; block < direct_blocks; block += kChunkBlocks) {
     const std::size_t count = std::min(kChunkBlocks, direct_blocks - block);
     kernel.masks(data + block * 64, count, masks);
-    for (std::size_t k = 0; k < count; ++k) scan.visit_mask((block + k) * 64, masks[k]);
+    scan.visit_masks(block * 64, masks, count);
   }
   // The rest (< 64 + kAnchorLookahead bytes) is classified from a zero-padded copy; zero bytes
   // are never anchors, so the padding stands for "end of text".
@@ -1237,7 +1348,7 @@ void find_candidates(std::string_view text, const ScanConfig& config, const Anch
     std::memcpy(tail, data + done, n - done);
     const std::size_t count = (n - done + 63) / 64;
     kernel.masks(tail, count, masks);
-    for (std::size_t k = 0; k < count; ++k) scan.visit_mask(done + k * 64, masks[k]);
+    scan.visit_masks(done, masks, count);
   }
   // A quad the document uses as a version is a version everywhere in it (docs/pii.md, rule 11).
   if (!scan.versions.empty()) {
@@ -1253,11 +1364,15 @@ void find_candidates(std::string_view text, const ScanConfig& config, const Anch
 }
 
 void resolve_overlaps(std::vector<Candidate>& c) {
-  std::sort(c.begin(), c.end(), [](const Candidate& x, const Candidate& y) {
+  const auto before = [](const Candidate& x, const Candidate& y) {
     if (x.start != y.start) return x.start < y.start;
     if (x.end != y.end) return x.end > y.end;
     return x.category < y.category;
-  });
+  };
+  // The anchors are visited in text order, so the candidates usually come sorted already (one
+  // pass to check instead of the sort's); the order is total, so either way the result is the
+  // same.
+  if (!std::is_sorted(c.begin(), c.end(), before)) std::sort(c.begin(), c.end(), before);
   std::size_t kept = 0, last_end = 0;
   for (const Candidate& x : c) {
     if (kept > 0 && x.start < last_end) continue;
