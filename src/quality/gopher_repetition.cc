@@ -9,7 +9,9 @@
 // (n-1)-grams), and 5-10-gram positions whose 5-gram starts no other word (see live_positions).
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstring>
+#include <numeric>
 
 #include "common/internal/little_endian.h"
 #include "quality/internal/metrics.h"
@@ -192,12 +194,51 @@ std::size_t continuation_bytes(const WordKey& key) {
 // is kept whole (live), which costs time, never an answer.
 constexpr std::size_t kMaxCompared = 32;
 
+// Two bits per hash value, "seen once" and "seen twice" (a word of each per 64 values, side by
+// side), over the hashes of one document: a value not seen twice was hashed from one position
+// alone, so no other position holds the bytes it was hashed from. Exact as a filter: a hash
+// collision only makes a value look seen twice.
+class TwinFilter {
+ public:
+  // Room for `items` hashes: 16 slots each, so few different ones meet in a slot.
+  void reset(std::vector<std::uint64_t>& words, std::size_t items) {
+    const std::size_t slots = std::bit_ceil(std::max<std::size_t>(64, 16 * items));
+    shift_ = 64 - static_cast<unsigned>(std::countr_zero(slots));
+    words.assign(slots / 32, 0);
+    words_ = words.data();
+  }
+  // The slot of a well-mixed 64-bit hash (its top bits).
+  std::uint64_t slot(std::uint64_t hash) const { return hash >> shift_; }
+  void add(std::uint64_t slot) {
+    const std::uint64_t bit = std::uint64_t{1} << (slot & 63);
+    std::uint64_t* pair = words_ + 2 * (slot >> 6);
+    pair[1] |= pair[0] & bit;
+    pair[0] |= bit;
+  }
+  unsigned twice(std::uint64_t slot) const {
+    return static_cast<unsigned>((words_[2 * (slot >> 6) + 1] >> (slot & 63)) & 1);
+  }
+
+ private:
+  std::uint64_t* words_ = nullptr;
+  unsigned shift_ = 64;
+};
+
 // live[i] = 0 when no 5..10-gram at i can equal another one: equal n-grams (n >= 5) at i and j
 // mean that the bytes of `joined` from word j on start with the 5-gram at i. Positions are
 // bucketed by their first 8 bytes of `joined`; a 5-gram of 8+ bytes is looked for only at the
 // other starts of its bucket. Other positions stay live (checked in full, as datatrove does).
 // `joined` has 16 bytes of slack after its `size` bytes, so bytes 8..16 can be read from any
 // position (window_high); slack bytes are never compared.
+//
+// Most positions need no bucket: their first 8 bytes start no other position (59% of the real
+// corpus), or their 5-gram is 16 bytes or more and its first 16 bytes start no other position
+// (three walks in four through a bucket found no partner before this test). Two TwinFilters
+// over every position, of the hashes of its first 8 and first 16 bytes, settle those without a
+// table: only positions whose 8-byte hash was seen twice are bucketed, and only those whose
+// 16-byte hash was seen twice (or whose 5-gram is shorter) walk their bucket. A partner's bytes
+// lie within `size`, so the bytes it hashed are the ones compared; slack bytes only make hashes
+// that match nothing.
 void live_positions(ProbeTable& table, std::size_t w, std::size_t size, const SameWords& same_words,
                     Document::Scratch& s) {
   const char* all = s.joined.data();
@@ -212,39 +253,80 @@ void live_positions(ProbeTable& table, std::size_t w, std::size_t size, const Sa
   grow(s.bucket_last, w);
   grow(s.bucket_size, w);
   constexpr std::uint32_t kNone = ~std::uint32_t{0};
-  std::size_t windows = 0;  // positions with 8 bytes of `joined` from them on (offsets grow)
-  while (windows < w && offsets[windows] + 8 <= size) ++windows;
-  // The windows and their hashes first (no table access, so many positions overlap), then the
-  // buckets.
+  // Positions with 8 bytes of `joined` from them on (offsets grow).
+  const std::size_t windows = static_cast<std::size_t>(
+      std::partition_point(offsets.begin(), offsets.begin() + static_cast<std::ptrdiff_t>(w),
+                           [&](std::size_t offset) { return offset + 8 <= size; }) -
+      offsets.begin());
+  TwinFilter first8;
+  first8.reset(s.twin_filter8, windows);
+  // The windows, their hashes and the 8-byte filter first (no table access, so many positions
+  // overlap), then the buckets.
   for (std::size_t i = 0; i < windows; ++i) {
     s.window[i] = load64(all + offsets[i]);
     s.window_high[i] = load64(all + offsets[i] + 8);
     s.window_hash[i] = mix64(s.window[i]);
+    first8.add(first8.slot(s.window_hash[i]));
   }
-  table.reset(windows);
+  // Bucketed: the positions whose 8 bytes may start another position, listed without branches.
+  // Every other one is a bucket of its own (bucket[i] = i, one member).
+  std::iota(s.bucket.begin(), s.bucket.begin() + static_cast<std::ptrdiff_t>(windows), 0u);
+  std::fill_n(s.bucket_size.begin(), windows, 1u);
+  std::vector<std::uint32_t>& bucketed = s.live_list;  // (free until dup_ngram_char_ratios' list)
+  bucketed.resize(windows);
+  std::size_t candidates = 0;
   for (std::size_t i = 0; i < windows; ++i) {
-    const std::uint64_t key = s.window[i];
-    const std::uint32_t first =
-        table.find_or_insert(s.window_hash[i], static_cast<std::uint32_t>(i),
-                             [&](std::uint32_t stored) { return s.window[stored] == key; });
-    s.bucket[i] = first;
-    const bool opens = first == i;
-    s.chain[i] = opens ? kNone : s.bucket_last[first];
-    s.bucket_last[first] = static_cast<std::uint32_t>(i);
-    s.bucket_size[first] = opens ? 1 : s.bucket_size[first] + 1;
+    bucketed[candidates] = static_cast<std::uint32_t>(i);
+    candidates += first8.twice(first8.slot(s.window_hash[i]));
   }
-  // Positions alone in their bucket (most of them) have no partner; those in a bucket of 2 to
-  // kMaxCompared are listed (without branches) and compared with the bucket's other members.
+  // A partner shares the first 8 bytes, so it is bucketed: the 16-byte filter needs only those.
+  TwinFilter first16;
+  first16.reset(s.twin_filter16, candidates);
+  // The 16-byte hash: the 8-byte one (mix64, seeded) with the next 8 bytes, multiply-shift.
+  auto slot16 = [&](std::size_t i) {
+    return first16.slot((s.window_hash[i] ^ s.window_high[i]) * 0x9E3779B97F4A7C15ULL);
+  };
+  table.reset(candidates);
+  for (std::size_t k = 0; k < candidates; ++k) {
+    const std::uint32_t i = bucketed[k];
+    const std::uint64_t key = s.window[i];
+    // (The first probe decides without a branch: whether a window is new is a coin toss.)
+    const std::uint32_t first = table.find_or_insert_first_probe(
+        s.window_hash[i], i, [&](std::uint32_t stored) { return s.window[stored] ^ key; },
+        [&](std::uint32_t stored) { return s.window[stored] == key; });
+    s.bucket[i] = first;
+    // All ones when i opens its bucket (kNone is all ones; what the opener's slots held before,
+    // from an earlier document, is masked away), without a branch.
+    const std::uint32_t opens = 0u - static_cast<std::uint32_t>(first == i);
+    s.chain[i] = s.bucket_last[first] | opens;
+    s.bucket_last[first] = i;
+    s.bucket_size[first] = (s.bucket_size[first] & ~opens) + 1;
+    first16.add(slot16(i));
+  }
+  // A 5-gram under 8 bytes stays live; a longer one at a position that is not bucketed has no
+  // partner. Among the bucketed ones, those alone in their bucket, and 5-grams of 16 bytes or more
+  // whose 16 bytes start no other position, have no partner either; the others in a bucket of 2
+  // to kMaxCompared are listed (without branches: each of these tests is a coin toss) and
+  // compared with the bucket's other members.
   const std::size_t checked = std::min(windows, w - 4);
-  std::vector<std::uint32_t>& compare = s.live_list;
-  compare.resize(checked);
-  std::size_t listed = 0;
   for (std::size_t i = 0; i < checked; ++i) {
+    s.live[i] = static_cast<std::uint8_t>(offsets[i + 5] - offsets[i] < 8);
+  }
+  while (candidates > 0 && bucketed[candidates - 1] >= checked) --candidates;
+  std::vector<std::uint32_t>& compare = s.compare;
+  grow(compare, candidates);
+  std::size_t listed = 0;
+  for (std::size_t k = 0; k < candidates; ++k) {
+    const std::uint32_t i = bucketed[k];
     const std::uint32_t members = s.bucket_size[s.bucket[i]];
-    const bool long_gram = offsets[i + 5] - offsets[i] >= 8;
-    s.live[i] = long_gram && members == 1 ? 0 : 1;
-    compare[listed] = static_cast<std::uint32_t>(i);
-    listed += static_cast<std::size_t>(long_gram && members >= 2 && members <= kMaxCompared);
+    const std::size_t gram = offsets[i + 5] - offsets[i];
+    const auto long_gram = static_cast<unsigned>(gram >= 8);
+    const unsigned twin = static_cast<unsigned>(gram < 16) | first16.twice(slot16(i));
+    const auto alone = static_cast<unsigned>(members == 1);
+    const auto compared = static_cast<unsigned>(members - 2 <= kMaxCompared - 2);  // 2..max
+    s.live[i] = static_cast<std::uint8_t>(1 ^ (long_gram & (alone | (twin ^ 1))));
+    compare[listed] = i;
+    listed += long_gram & twin & compared;
   }
   // Partners are found in pairs where they can be: when j, later in the list, matches the
   // 5-gram at i and its own 5-gram is no longer, i matches j's, so j is marked (2) and skips its
