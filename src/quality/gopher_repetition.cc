@@ -12,6 +12,11 @@
 #include <bit>
 #include <cstring>
 #include <numeric>
+#include <utility>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "common/internal/little_endian.h"
 #include "quality/internal/metrics.h"
@@ -21,25 +26,83 @@
 namespace luminamoon::data::quality_internal {
 namespace {
 
-// Pieces of `text` between separators that are runs of at least `min_run` '\n' (re.split).
-void split_newline_runs(std::string_view text, std::size_t min_run,
-                        std::vector<std::string_view>& out) {
-  out.clear();
-  std::size_t start = 0;
+// The runs of '\n' in `text` (maximal, as [begin, end) byte offsets, in order), found once for
+// both of split_newline_runs' splits; returns how many. The positions of the '\n' bytes are
+// listed first, 16 bytes at a time where SSE2 is there (every x86-64 CPU): each block writes the
+// positions of its first two '\n' unconditionally and counts them all, so text whose lines are
+// longer than 8 bytes takes no branch per line (a block with 3 or more rewrites its positions in
+// a loop). The runs then join adjacent positions, without branches. Both buffers grow, never
+// shrink (no zero-filling per document), and hold what a document needs beyond the count.
+std::size_t newline_runs(std::string_view text, std::vector<std::size_t>& positions,
+                         std::vector<std::pair<std::size_t, std::size_t>>& runs) {
+  const std::size_t n = text.size();
+  std::size_t count = 0;
   std::size_t i = 0;
-  while (i < text.size()) {
-    const void* hit = std::memchr(text.data() + i, '\n', text.size() - i);
-    if (hit == nullptr) break;
-    i = static_cast<std::size_t>(static_cast<const char*>(hit) - text.data());
-    std::size_t j = i;
-    while (j < text.size() && text[j] == '\n') ++j;
-    if (j - i >= min_run) {
-      out.push_back(text.substr(start, i - start));
-      start = j;
+#if defined(__SSE2__)
+  const __m128i newline = _mm_set1_epi8('\n');
+  for (; i + 16 <= n; i += 16) {
+    if (positions.size() < count + 16) positions.resize(2 * positions.size() + 64);
+    std::size_t* pos = positions.data();
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
+    auto mask = static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, newline)));
+    const auto found = static_cast<std::size_t>(std::popcount(mask));
+    // (bit 16 stops countr_zero at a position the count does not keep)
+    pos[count] = i + static_cast<std::size_t>(std::countr_zero(mask | 0x10000u));
+    pos[count + 1] = i + static_cast<std::size_t>(std::countr_zero((mask & (mask - 1)) | 0x10000u));
+    if (found > 2) {
+      for (std::size_t k = 0; k < found; ++k, mask &= mask - 1) {
+        pos[count + k] = i + static_cast<std::size_t>(std::countr_zero(mask));
+      }
     }
-    i = j;
+    count += found;
   }
-  out.push_back(text.substr(start));
+#endif
+  if (positions.size() < count + 16) positions.resize(count + 16);
+  std::size_t* pos = positions.data();
+  for (; i < n; ++i) {  // (at most 15 bytes after the blocks)
+    pos[count] = i;
+    count += static_cast<std::size_t>(text[i] == '\n');
+  }
+  if (runs.size() < count) runs.resize(count);
+  std::pair<std::size_t, std::size_t>* out = runs.data();
+  std::size_t r = 0;
+  std::size_t begin = 0;
+  std::size_t previous = 0;
+  for (std::size_t k = 0; k < count; ++k) {
+    const std::size_t at = pos[k];
+    // (the run before goes on; the first position starts one)
+    const std::size_t extends = static_cast<std::size_t>((at == previous + 1) & (k != 0));
+    begin = extends != 0 ? begin : at;
+    r -= extends;
+    out[r] = {begin, at + 1};
+    ++r;
+    previous = at;
+  }
+  return r;
+}
+
+// Pieces of text[lo, hi) between separators that are runs of at least `min_run` '\n' (re.split),
+// from the text's `count` runs (newline_runs). No run may straddle lo or hi (they are the text's
+// ends, or the ends of its strip(), which starts and ends with a character that is not
+// whitespace), so the runs inside are those that start at lo or after and end at hi or before.
+void split_newline_runs(std::string_view text, std::size_t lo, std::size_t hi,
+                        const std::pair<std::size_t, std::size_t>* runs, std::size_t count,
+                        std::size_t min_run, std::vector<std::string_view>& out) {
+  out.resize(count + 1);
+  std::string_view* pieces = out.data();
+  std::size_t kept = 0;
+  std::size_t start = lo;
+  for (std::size_t k = 0; k < count; ++k) {  // (without branches: which runs split is data)
+    const auto [begin, end] = runs[k];
+    const bool splits = begin >= lo && end <= hi && end - begin >= min_run;
+    // (a run before lo would give a negative length: kept only when it splits)
+    const std::size_t keep = std::size_t{0} - static_cast<std::size_t>(splits);
+    pieces[kept] = std::string_view(text.data() + start, (begin - start) & keep);
+    kept += splits ? 1 : 0;
+    start = splits ? end : start;
+  }
+  pieces[kept++] = std::string_view(text.data() + start, hi - start);
+  out.resize(kept);
 }
 
 // Makes room for n elements in a per-document buffer without clearing it: every buffer this file
@@ -480,12 +543,15 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
   out[kChars] = static_cast<double>(chars);
   if (stop_after(kChars)) return;
 
-  split_newline_runs(strip(text), 2, s.pieces);
+  const std::size_t runs = newline_runs(text, s.newline_positions, s.newline_runs);
+  const std::string_view stripped = strip(text);
+  const auto lo = static_cast<std::size_t>(stripped.data() - text.data());
+  split_newline_runs(text, lo, lo + stripped.size(), s.newline_runs.data(), runs, 2, s.pieces);
   const auto [para_dups, para_chars] = find_duplicates(table, s.pieces, ascii);
   out[kGopherDupParaRatio] = ratio(para_dups, s.pieces.size());
   out[kGopherDupParaCharRatio] = ratio(para_chars, chars);
   if (stop_after(kGopherDupParaCharRatio)) return;
-  split_newline_runs(text, 1, s.pieces);
+  split_newline_runs(text, 0, text.size(), s.newline_runs.data(), runs, 1, s.pieces);
   const auto [line_dups, line_chars] = find_duplicates(table, s.pieces, ascii);
   out[kGopherDupLineRatio] = ratio(line_dups, s.pieces.size());
   out[kGopherDupLineCharRatio] = ratio(line_chars, chars);
