@@ -44,8 +44,14 @@ std::size_t newline_runs(std::string_view text, std::vector<std::size_t>& positi
     if (positions.size() < count + 16) positions.resize(2 * positions.size() + 64);
     std::size_t* pos = positions.data();
     const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
-    auto mask = static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, newline)));
-    const auto found = static_cast<std::size_t>(std::popcount(mask));
+    const __m128i is_newline = _mm_cmpeq_epi8(bytes, newline);
+    auto mask = static_cast<std::uint32_t>(_mm_movemask_epi8(is_newline));
+    // Their count: the 1 bytes of each half summed (std::popcount is a library call on CPUs
+    // without POPCNT, the baseline this is built for).
+    const __m128i sums =
+        _mm_sad_epu8(_mm_sub_epi8(_mm_setzero_si128(), is_newline), _mm_setzero_si128());
+    const auto found =
+        static_cast<std::size_t>(_mm_cvtsi128_si32(sums) + _mm_extract_epi16(sums, 4));
     // (bit 16 stops countr_zero at a position the count does not keep)
     pos[count] = i + static_cast<std::size_t>(std::countr_zero(mask | 0x10000u));
     pos[count + 1] = i + static_cast<std::size_t>(std::countr_zero((mask & (mask - 1)) | 0x10000u));
