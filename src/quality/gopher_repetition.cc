@@ -695,11 +695,13 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
       }
       // Counted after the lookups: in that loop, a count's place comes from the probe just made,
       // and a later probe's load could not start before it was known.
-      for (std::size_t k = 0; k < listed; ++k) ++counts[next_class[looked_up[k]]];
       // The most frequent n-gram, ties to the first one (counts are kept at first
-      // occurrences); the first n-gram, once, unless one repeats.
+      // occurrences); the first n-gram, once, unless one repeats. Only looked-up n-grams are
+      // counted, so the highest count is taken as they are.
       std::uint32_t best_count = 1;
-      for (std::size_t i = 0; i < positions; ++i) best_count = std::max(best_count, counts[i]);
+      for (std::size_t k = 0; k < listed; ++k) {
+        best_count = std::max(best_count, ++counts[next_class[looked_up[k]]]);
+      }
       std::size_t best_first = 0;
       if (best_count > 1) {
         best_first =
@@ -710,7 +712,13 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
         cls.swap(s.next_class);
         const std::uint32_t* next = cls.data();
         std::uint8_t* rw = repeated.data();
-        for (std::size_t i = 0; i < positions; ++i) rw[i] = counts[next[i]] >= 2 ? 1 : 0;
+        // An n-gram not looked up occurs once (its count stays 0): only the looked-up ones can
+        // repeat.
+        std::fill_n(rw, positions, std::uint8_t{0});
+        for (std::size_t k = 0; k < listed; ++k) {
+          const std::uint32_t i = looked_up[k];
+          rw[i] = counts[next[i]] >= 2 ? 1 : 0;
+        }
         repeated.resize(positions);
       }
     }
