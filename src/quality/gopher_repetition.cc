@@ -483,12 +483,33 @@ void dup_ngram_char_ratios(ProbeTable& table, std::string_view text,
   }
   // The prefix hashes, a chain of dependent multiplications, in a loop of their own (no branch
   // to mispredict). The running value is kept below 2^62 but not reduced (mul_add_folded): the
-  // reduction of each stored value is off the chain.
-  std::uint64_t running = 0;
-  for (std::size_t i = 0; i < w; ++i) {
-    running = mul_add_folded(running, base_power(pow, s.offsets[i + 1] - s.offsets[i]),
-                             s.word_hash[s.first_of[i]]);
-    s.prefix_hash[i + 1] = running >= kMersenne61 ? running - kMersenne61 : running;
+  // reduction of each stored value is off the chain. The chain takes two words per step,
+  // P(i + 2) = P(i) B^(len_i + len_i+1) + (h_i B^len_i+1 + h_i+1), so only one multiplication
+  // in two waits for the one before; P(i + 1) is computed beside it (the same values).
+  {
+    auto reduced = [](std::uint64_t v) { return v >= kMersenne61 ? v - kMersenne61 : v; };
+    const std::size_t* offsets = s.offsets.data();
+    const std::uint32_t* first_of = s.first_of.data();
+    const std::uint64_t* word_hash = s.word_hash.data();
+    std::uint64_t* prefix_hash = s.prefix_hash.data();
+    std::uint64_t running = 0;
+    std::size_t i = 0;
+    for (; i + 2 <= w; i += 2) {
+      const std::size_t first_length = offsets[i + 1] - offsets[i];
+      const std::size_t second_length = offsets[i + 2] - offsets[i + 1];
+      const std::uint64_t first_hash = word_hash[first_of[i]];
+      const std::uint64_t pair =
+          mul_add_folded(first_hash, base_power(pow, second_length), word_hash[first_of[i + 1]]);
+      prefix_hash[i + 1] =
+          reduced(mul_add_folded(running, base_power(pow, first_length), first_hash));
+      running = mul_add_folded(running, base_power(pow, first_length + second_length), pair);
+      prefix_hash[i + 2] = reduced(running);
+    }
+    for (; i < w; ++i) {
+      running = mul_add_folded(running, base_power(pow, offsets[i + 1] - offsets[i]),
+                               word_hash[first_of[i]]);
+      prefix_hash[i + 1] = reduced(running);
+    }
   }
   const std::size_t size = s.offsets[w];
   live_positions(table, w, size, same_words, s);
