@@ -103,8 +103,8 @@ std::string_view DocumentViews::add_object(PyObject* obj, const std::string* whe
     // API (the abi3 build for CPython >= 3.12) has no access to the object's layout, so it
     // always takes the call below; CPython answers it from the same buffer, no new object.
     if (PyUnicode_IS_COMPACT_ASCII(obj)) {
-      return views_.emplace_back(static_cast<const char*>(PyUnicode_DATA(obj)),
-                                 static_cast<std::size_t>(PyUnicode_GET_LENGTH(obj)));
+      return add_known_valid(std::string_view(static_cast<const char*>(PyUnicode_DATA(obj)),
+                                              static_cast<std::size_t>(PyUnicode_GET_LENGTH(obj))));
     }
 #endif
     Py_ssize_t size = 0;
@@ -126,7 +126,7 @@ std::string_view DocumentViews::add_object(PyObject* obj, const std::string* whe
                              "pass bytes, or fix the text with .encode('utf-8', 'replace')")
                                 .c_str());
     }
-    return views_.emplace_back(data, static_cast<std::size_t>(size));
+    return add_known_valid(std::string_view(data, static_cast<std::size_t>(size)));
   }
   if (PyBytes_Check(obj)) {
     // Function forms, not the macros: the stable ABI (abi3) has no struct access.

@@ -5,6 +5,7 @@
 #include <nanobind/nanobind.h>
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,12 +66,25 @@ class DocumentViews {
   void add_batch(nb::handle documents);
 
   const std::vector<std::string_view>& views() const noexcept { return views_; }
+  // Per view: 1 when it is a str's own UTF-8 (valid by construction, so a consumer may skip its
+  // check), 0 for bytes, buffers, Arrow strings and a str with lone surrogates (surrogatepass).
+  std::span<const std::uint8_t> known_valid_utf8() {
+    known_valid_.resize(views_.size(), 0);
+    return known_valid_;
+  }
 
  private:
   void add_arrow(nb::handle documents);
   // add() for texts[index] when where is null: the message prefix is built only on an error.
   std::string_view add_object(PyObject* obj, const std::string* where, std::size_t index);
+  // Adds a view known to be valid UTF-8 (the views before it without a flag are not known).
+  std::string_view add_known_valid(std::string_view view) {
+    known_valid_.resize(views_.size(), 0);
+    known_valid_.push_back(1);
+    return views_.emplace_back(view);
+  }
   std::vector<std::string_view> views_;
+  std::vector<std::uint8_t> known_valid_;  // per view up to the last valid one, see above
   std::vector<Py_buffer> buffers_;
   std::vector<nb::object> keep_alive_;  // tuples, capsules and stream chunks behind the views
   LoneSurrogates lone_surrogates_ = LoneSurrogates::kReject;

@@ -320,10 +320,12 @@ void bind_quality(nb::module_& m) {
           [](const QualityFilter& f, nb::handle texts) {
             DocumentViews views(DocumentViews::LoneSurrogates::kSurrogatepass);
             views.add_batch(texts);
+            // (a str's own UTF-8 is not checked again; bytes and surrogatepass text are)
+            const std::span<const std::uint8_t> known_valid = views.known_valid_utf8();
             QualityBatchResult result;
             {
               nb::gil_scoped_release release;
-              result = f.filter_batch(views.views());
+              result = f.filter_batch(views.views(), known_valid);
             }
             PyQualityResult out;
             for (std::size_t i = 0; i < result.keep.size(); ++i) {

@@ -417,6 +417,27 @@ def test_invalid_utf8_bytes_and_nul() -> None:
     assert f.metrics(memoryview(bad)) == f.metrics(bad)
 
 
+def test_filter_batch_repairs_bytes_and_lone_surrogates() -> None:
+    # filter_batch does not check a str's own UTF-8 again (it is valid), but still repairs bytes,
+    # buffers and a str with a lone surrogate (passed on as surrogatepass bytes), wherever they
+    # sit in the batch.
+    bad = b"abc \xff\xfe caf\xc3\xa9 \xed\xa0\x80 \xe2\x82 words " * 30
+    lone = "\ud800 lone word here, and more " * 30
+    batch = ["caf\u00e9 plain words " * 30, bad, lone, "ascii only text " * 30, memoryview(bad)]
+    repaired = [
+        batch[0],
+        bad.decode("utf-8", "replace"),
+        lone.replace("\ud800", "\ufffd\ufffd\ufffd"),
+        batch[3],
+        bad.decode("utf-8", "replace"),
+    ]
+    for presets in (ALL, "gopher_repetition"):
+        f = QF(presets)
+        got = f.filter_batch(batch)
+        assert list(got.keep) == list(f.filter_batch(repaired).keep)
+        assert list(got.reasons) == [f.check(t) for t in repaired]
+
+
 def test_one_huge_word() -> None:
     # 50 MB on the native backend; the pure-Python fallback takes ~1 s per MB, so 2 MB there.
     size = (50 if NATIVE else 2) << 20

@@ -9,7 +9,14 @@
 // (n-1)-grams), and 5-10-gram positions whose 5-gram starts no other word (see live_positions).
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstring>
+#include <numeric>
+#include <utility>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "common/internal/little_endian.h"
 #include "quality/internal/metrics.h"
@@ -19,25 +26,89 @@
 namespace luminamoon::data::quality_internal {
 namespace {
 
-// Pieces of `text` between separators that are runs of at least `min_run` '\n' (re.split).
-void split_newline_runs(std::string_view text, std::size_t min_run,
-                        std::vector<std::string_view>& out) {
-  out.clear();
-  std::size_t start = 0;
+// The runs of '\n' in `text` (maximal, as [begin, end) byte offsets, in order), found once for
+// both of split_newline_runs' splits; returns how many. The positions of the '\n' bytes are
+// listed first, 16 bytes at a time where SSE2 is there (every x86-64 CPU): each block writes the
+// positions of its first two '\n' unconditionally and counts them all, so text whose lines are
+// longer than 8 bytes takes no branch per line (a block with 3 or more rewrites its positions in
+// a loop). The runs then join adjacent positions, without branches. Both buffers grow, never
+// shrink (no zero-filling per document), and hold what a document needs beyond the count.
+std::size_t newline_runs(std::string_view text, std::vector<std::size_t>& positions,
+                         std::vector<std::pair<std::size_t, std::size_t>>& runs) {
+  const std::size_t n = text.size();
+  std::size_t count = 0;
   std::size_t i = 0;
-  while (i < text.size()) {
-    const void* hit = std::memchr(text.data() + i, '\n', text.size() - i);
-    if (hit == nullptr) break;
-    i = static_cast<std::size_t>(static_cast<const char*>(hit) - text.data());
-    std::size_t j = i;
-    while (j < text.size() && text[j] == '\n') ++j;
-    if (j - i >= min_run) {
-      out.push_back(text.substr(start, i - start));
-      start = j;
+#if defined(__SSE2__)
+  const __m128i newline = _mm_set1_epi8('\n');
+  for (; i + 16 <= n; i += 16) {
+    if (positions.size() < count + 16) positions.resize(2 * positions.size() + 64);
+    std::size_t* pos = positions.data();
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
+    const __m128i is_newline = _mm_cmpeq_epi8(bytes, newline);
+    auto mask = static_cast<std::uint32_t>(_mm_movemask_epi8(is_newline));
+    // Their count: the 1 bytes of each half summed (std::popcount is a library call on CPUs
+    // without POPCNT, the baseline this is built for).
+    const __m128i sums =
+        _mm_sad_epu8(_mm_sub_epi8(_mm_setzero_si128(), is_newline), _mm_setzero_si128());
+    const auto found =
+        static_cast<std::size_t>(_mm_cvtsi128_si32(sums) + _mm_extract_epi16(sums, 4));
+    // (bit 16 stops countr_zero at a position the count does not keep)
+    pos[count] = i + static_cast<std::size_t>(std::countr_zero(mask | 0x10000u));
+    pos[count + 1] = i + static_cast<std::size_t>(std::countr_zero((mask & (mask - 1)) | 0x10000u));
+    if (found > 2) {
+      for (std::size_t k = 0; k < found; ++k, mask &= mask - 1) {
+        pos[count + k] = i + static_cast<std::size_t>(std::countr_zero(mask));
+      }
     }
-    i = j;
+    count += found;
   }
-  out.push_back(text.substr(start));
+#endif
+  if (positions.size() < count + 16) positions.resize(count + 16);
+  std::size_t* pos = positions.data();
+  for (; i < n; ++i) {  // (at most 15 bytes after the blocks)
+    pos[count] = i;
+    count += static_cast<std::size_t>(text[i] == '\n');
+  }
+  if (runs.size() < count) runs.resize(count);
+  std::pair<std::size_t, std::size_t>* out = runs.data();
+  std::size_t r = 0;
+  std::size_t begin = 0;
+  std::size_t previous = 0;
+  for (std::size_t k = 0; k < count; ++k) {
+    const std::size_t at = pos[k];
+    // (the run before goes on; the first position starts one)
+    const std::size_t extends = static_cast<std::size_t>((at == previous + 1) & (k != 0));
+    begin = extends != 0 ? begin : at;
+    r -= extends;
+    out[r] = {begin, at + 1};
+    ++r;
+    previous = at;
+  }
+  return r;
+}
+
+// Pieces of text[lo, hi) between separators that are runs of at least `min_run` '\n' (re.split),
+// from the text's `count` runs (newline_runs). No run may straddle lo or hi (they are the text's
+// ends, or the ends of its strip(), which starts and ends with a character that is not
+// whitespace), so the runs inside are those that start at lo or after and end at hi or before.
+void split_newline_runs(std::string_view text, std::size_t lo, std::size_t hi,
+                        const std::pair<std::size_t, std::size_t>* runs, std::size_t count,
+                        std::size_t min_run, std::vector<std::string_view>& out) {
+  out.resize(count + 1);
+  std::string_view* pieces = out.data();
+  std::size_t kept = 0;
+  std::size_t start = lo;
+  for (std::size_t k = 0; k < count; ++k) {  // (without branches: which runs split is data)
+    const auto [begin, end] = runs[k];
+    const bool splits = begin >= lo && end <= hi && end - begin >= min_run;
+    // (a run before lo would give a negative length: kept only when it splits)
+    const std::size_t keep = std::size_t{0} - static_cast<std::size_t>(splits);
+    pieces[kept] = std::string_view(text.data() + start, (begin - start) & keep);
+    kept += splits ? 1 : 0;
+    start = splits ? end : start;
+  }
+  pieces[kept++] = std::string_view(text.data() + start, hi - start);
+  out.resize(kept);
 }
 
 // Makes room for n elements in a per-document buffer without clearing it: every buffer this file
@@ -192,12 +263,51 @@ std::size_t continuation_bytes(const WordKey& key) {
 // is kept whole (live), which costs time, never an answer.
 constexpr std::size_t kMaxCompared = 32;
 
+// Two bits per hash value, "seen once" and "seen twice" (a word of each per 64 values, side by
+// side), over the hashes of one document: a value not seen twice was hashed from one position
+// alone, so no other position holds the bytes it was hashed from. Exact as a filter: a hash
+// collision only makes a value look seen twice.
+class TwinFilter {
+ public:
+  // Room for `items` hashes: 16 slots each, so few different ones meet in a slot.
+  void reset(std::vector<std::uint64_t>& words, std::size_t items) {
+    const std::size_t slots = std::bit_ceil(std::max<std::size_t>(64, 16 * items));
+    shift_ = 64 - static_cast<unsigned>(std::countr_zero(slots));
+    words.assign(slots / 32, 0);
+    words_ = words.data();
+  }
+  // The slot of a well-mixed 64-bit hash (its top bits).
+  std::uint64_t slot(std::uint64_t hash) const { return hash >> shift_; }
+  void add(std::uint64_t slot) {
+    const std::uint64_t bit = std::uint64_t{1} << (slot & 63);
+    std::uint64_t* pair = words_ + 2 * (slot >> 6);
+    pair[1] |= pair[0] & bit;
+    pair[0] |= bit;
+  }
+  unsigned twice(std::uint64_t slot) const {
+    return static_cast<unsigned>((words_[2 * (slot >> 6) + 1] >> (slot & 63)) & 1);
+  }
+
+ private:
+  std::uint64_t* words_ = nullptr;
+  unsigned shift_ = 64;
+};
+
 // live[i] = 0 when no 5..10-gram at i can equal another one: equal n-grams (n >= 5) at i and j
 // mean that the bytes of `joined` from word j on start with the 5-gram at i. Positions are
 // bucketed by their first 8 bytes of `joined`; a 5-gram of 8+ bytes is looked for only at the
 // other starts of its bucket. Other positions stay live (checked in full, as datatrove does).
 // `joined` has 16 bytes of slack after its `size` bytes, so bytes 8..16 can be read from any
 // position (window_high); slack bytes are never compared.
+//
+// Most positions need no bucket: their first 8 bytes start no other position (59% of the real
+// corpus), or their 5-gram is 16 bytes or more and its first 16 bytes start no other position
+// (three walks in four through a bucket found no partner before this test). Two TwinFilters
+// over every position, of the hashes of its first 8 and first 16 bytes, settle those without a
+// table: only positions whose 8-byte hash was seen twice are bucketed, and only those whose
+// 16-byte hash was seen twice (or whose 5-gram is shorter) walk their bucket. A partner's bytes
+// lie within `size`, so the bytes it hashed are the ones compared; slack bytes only make hashes
+// that match nothing.
 void live_positions(ProbeTable& table, std::size_t w, std::size_t size, const SameWords& same_words,
                     Document::Scratch& s) {
   const char* all = s.joined.data();
@@ -212,39 +322,80 @@ void live_positions(ProbeTable& table, std::size_t w, std::size_t size, const Sa
   grow(s.bucket_last, w);
   grow(s.bucket_size, w);
   constexpr std::uint32_t kNone = ~std::uint32_t{0};
-  std::size_t windows = 0;  // positions with 8 bytes of `joined` from them on (offsets grow)
-  while (windows < w && offsets[windows] + 8 <= size) ++windows;
-  // The windows and their hashes first (no table access, so many positions overlap), then the
-  // buckets.
+  // Positions with 8 bytes of `joined` from them on (offsets grow).
+  const std::size_t windows = static_cast<std::size_t>(
+      std::partition_point(offsets.begin(), offsets.begin() + static_cast<std::ptrdiff_t>(w),
+                           [&](std::size_t offset) { return offset + 8 <= size; }) -
+      offsets.begin());
+  TwinFilter first8;
+  first8.reset(s.twin_filter8, windows);
+  // The windows, their hashes and the 8-byte filter first (no table access, so many positions
+  // overlap), then the buckets.
   for (std::size_t i = 0; i < windows; ++i) {
     s.window[i] = load64(all + offsets[i]);
     s.window_high[i] = load64(all + offsets[i] + 8);
     s.window_hash[i] = mix64(s.window[i]);
+    first8.add(first8.slot(s.window_hash[i]));
   }
-  table.reset(windows);
+  // Bucketed: the positions whose 8 bytes may start another position, listed without branches.
+  // Every other one is a bucket of its own (bucket[i] = i, one member).
+  std::iota(s.bucket.begin(), s.bucket.begin() + static_cast<std::ptrdiff_t>(windows), 0u);
+  std::fill_n(s.bucket_size.begin(), windows, 1u);
+  std::vector<std::uint32_t>& bucketed = s.live_list;  // (free until dup_ngram_char_ratios' list)
+  bucketed.resize(windows);
+  std::size_t candidates = 0;
   for (std::size_t i = 0; i < windows; ++i) {
-    const std::uint64_t key = s.window[i];
-    const std::uint32_t first =
-        table.find_or_insert(s.window_hash[i], static_cast<std::uint32_t>(i),
-                             [&](std::uint32_t stored) { return s.window[stored] == key; });
-    s.bucket[i] = first;
-    const bool opens = first == i;
-    s.chain[i] = opens ? kNone : s.bucket_last[first];
-    s.bucket_last[first] = static_cast<std::uint32_t>(i);
-    s.bucket_size[first] = opens ? 1 : s.bucket_size[first] + 1;
+    bucketed[candidates] = static_cast<std::uint32_t>(i);
+    candidates += first8.twice(first8.slot(s.window_hash[i]));
   }
-  // Positions alone in their bucket (most of them) have no partner; those in a bucket of 2 to
-  // kMaxCompared are listed (without branches) and compared with the bucket's other members.
+  // A partner shares the first 8 bytes, so it is bucketed: the 16-byte filter needs only those.
+  TwinFilter first16;
+  first16.reset(s.twin_filter16, candidates);
+  // The 16-byte hash: the 8-byte one (mix64, seeded) with the next 8 bytes, multiply-shift.
+  auto slot16 = [&](std::size_t i) {
+    return first16.slot((s.window_hash[i] ^ s.window_high[i]) * 0x9E3779B97F4A7C15ULL);
+  };
+  table.reset(candidates);
+  for (std::size_t k = 0; k < candidates; ++k) {
+    const std::uint32_t i = bucketed[k];
+    const std::uint64_t key = s.window[i];
+    // (The first probe decides without a branch: whether a window is new is a coin toss.)
+    const std::uint32_t first = table.find_or_insert_first_probe(
+        s.window_hash[i], i, [&](std::uint32_t stored) { return s.window[stored] ^ key; },
+        [&](std::uint32_t stored) { return s.window[stored] == key; });
+    s.bucket[i] = first;
+    // All ones when i opens its bucket (kNone is all ones; what the opener's slots held before,
+    // from an earlier document, is masked away), without a branch.
+    const std::uint32_t opens = 0u - static_cast<std::uint32_t>(first == i);
+    s.chain[i] = s.bucket_last[first] | opens;
+    s.bucket_last[first] = i;
+    s.bucket_size[first] = (s.bucket_size[first] & ~opens) + 1;
+    first16.add(slot16(i));
+  }
+  // A 5-gram under 8 bytes stays live; a longer one at a position that is not bucketed has no
+  // partner. Among the bucketed ones, those alone in their bucket, and 5-grams of 16 bytes or more
+  // whose 16 bytes start no other position, have no partner either; the others in a bucket of 2
+  // to kMaxCompared are listed (without branches: each of these tests is a coin toss) and
+  // compared with the bucket's other members.
   const std::size_t checked = std::min(windows, w - 4);
-  std::vector<std::uint32_t>& compare = s.live_list;
-  compare.resize(checked);
-  std::size_t listed = 0;
   for (std::size_t i = 0; i < checked; ++i) {
+    s.live[i] = static_cast<std::uint8_t>(offsets[i + 5] - offsets[i] < 8);
+  }
+  while (candidates > 0 && bucketed[candidates - 1] >= checked) --candidates;
+  std::vector<std::uint32_t>& compare = s.compare;
+  grow(compare, candidates);
+  std::size_t listed = 0;
+  for (std::size_t k = 0; k < candidates; ++k) {
+    const std::uint32_t i = bucketed[k];
     const std::uint32_t members = s.bucket_size[s.bucket[i]];
-    const bool long_gram = offsets[i + 5] - offsets[i] >= 8;
-    s.live[i] = long_gram && members == 1 ? 0 : 1;
-    compare[listed] = static_cast<std::uint32_t>(i);
-    listed += static_cast<std::size_t>(long_gram && members >= 2 && members <= kMaxCompared);
+    const std::size_t gram = offsets[i + 5] - offsets[i];
+    const auto long_gram = static_cast<unsigned>(gram >= 8);
+    const unsigned twin = static_cast<unsigned>(gram < 16) | first16.twice(slot16(i));
+    const auto alone = static_cast<unsigned>(members == 1);
+    const auto compared = static_cast<unsigned>(members - 2 <= kMaxCompared - 2);  // 2..max
+    s.live[i] = static_cast<std::uint8_t>(1 ^ (long_gram & (alone | (twin ^ 1))));
+    compare[listed] = i;
+    listed += long_gram & twin & compared;
   }
   // Partners are found in pairs where they can be: when j, later in the list, matches the
   // 5-gram at i and its own 5-gram is no longer, i matches j's, so j is marked (2) and skips its
@@ -332,12 +483,33 @@ void dup_ngram_char_ratios(ProbeTable& table, std::string_view text,
   }
   // The prefix hashes, a chain of dependent multiplications, in a loop of their own (no branch
   // to mispredict). The running value is kept below 2^62 but not reduced (mul_add_folded): the
-  // reduction of each stored value is off the chain.
-  std::uint64_t running = 0;
-  for (std::size_t i = 0; i < w; ++i) {
-    running = mul_add_folded(running, base_power(pow, s.offsets[i + 1] - s.offsets[i]),
-                             s.word_hash[s.first_of[i]]);
-    s.prefix_hash[i + 1] = running >= kMersenne61 ? running - kMersenne61 : running;
+  // reduction of each stored value is off the chain. The chain takes two words per step,
+  // P(i + 2) = P(i) B^(len_i + len_i+1) + (h_i B^len_i+1 + h_i+1), so only one multiplication
+  // in two waits for the one before; P(i + 1) is computed beside it (the same values).
+  {
+    auto reduced = [](std::uint64_t v) { return v >= kMersenne61 ? v - kMersenne61 : v; };
+    const std::size_t* offsets = s.offsets.data();
+    const std::uint32_t* first_of = s.first_of.data();
+    const std::uint64_t* word_hash = s.word_hash.data();
+    std::uint64_t* prefix_hash = s.prefix_hash.data();
+    std::uint64_t running = 0;
+    std::size_t i = 0;
+    for (; i + 2 <= w; i += 2) {
+      const std::size_t first_length = offsets[i + 1] - offsets[i];
+      const std::size_t second_length = offsets[i + 2] - offsets[i + 1];
+      const std::uint64_t first_hash = word_hash[first_of[i]];
+      const std::uint64_t pair =
+          mul_add_folded(first_hash, base_power(pow, second_length), word_hash[first_of[i + 1]]);
+      prefix_hash[i + 1] =
+          reduced(mul_add_folded(running, base_power(pow, first_length), first_hash));
+      running = mul_add_folded(running, base_power(pow, first_length + second_length), pair);
+      prefix_hash[i + 2] = reduced(running);
+    }
+    for (; i < w; ++i) {
+      running = mul_add_folded(running, base_power(pow, offsets[i + 1] - offsets[i]),
+                               word_hash[first_of[i]]);
+      prefix_hash[i + 1] = reduced(running);
+    }
   }
   const std::size_t size = s.offsets[w];
   live_positions(table, w, size, same_words, s);
@@ -398,12 +570,15 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
   out[kChars] = static_cast<double>(chars);
   if (stop_after(kChars)) return;
 
-  split_newline_runs(strip(text), 2, s.pieces);
+  const std::size_t runs = newline_runs(text, s.newline_positions, s.newline_runs);
+  const std::string_view stripped = strip(text);
+  const auto lo = static_cast<std::size_t>(stripped.data() - text.data());
+  split_newline_runs(text, lo, lo + stripped.size(), s.newline_runs.data(), runs, 2, s.pieces);
   const auto [para_dups, para_chars] = find_duplicates(table, s.pieces, ascii);
   out[kGopherDupParaRatio] = ratio(para_dups, s.pieces.size());
   out[kGopherDupParaCharRatio] = ratio(para_chars, chars);
   if (stop_after(kGopherDupParaCharRatio)) return;
-  split_newline_runs(text, 1, s.pieces);
+  split_newline_runs(text, 0, text.size(), s.newline_runs.data(), runs, 1, s.pieces);
   const auto [line_dups, line_chars] = find_duplicates(table, s.pieces, ascii);
   out[kGopherDupLineRatio] = ratio(line_dups, s.pieces.size());
   out[kGopherDupLineCharRatio] = ratio(line_chars, chars);
@@ -541,11 +716,13 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
       }
       // Counted after the lookups: in that loop, a count's place comes from the probe just made,
       // and a later probe's load could not start before it was known.
-      for (std::size_t k = 0; k < listed; ++k) ++counts[next_class[looked_up[k]]];
       // The most frequent n-gram, ties to the first one (counts are kept at first
-      // occurrences); the first n-gram, once, unless one repeats.
+      // occurrences); the first n-gram, once, unless one repeats. Only looked-up n-grams are
+      // counted, so the highest count is taken as they are.
       std::uint32_t best_count = 1;
-      for (std::size_t i = 0; i < positions; ++i) best_count = std::max(best_count, counts[i]);
+      for (std::size_t k = 0; k < listed; ++k) {
+        best_count = std::max(best_count, ++counts[next_class[looked_up[k]]]);
+      }
       std::size_t best_first = 0;
       if (best_count > 1) {
         best_first =
@@ -556,7 +733,13 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
         cls.swap(s.next_class);
         const std::uint32_t* next = cls.data();
         std::uint8_t* rw = repeated.data();
-        for (std::size_t i = 0; i < positions; ++i) rw[i] = counts[next[i]] >= 2 ? 1 : 0;
+        // An n-gram not looked up occurs once (its count stays 0): only the looked-up ones can
+        // repeat.
+        std::fill_n(rw, positions, std::uint8_t{0});
+        for (std::size_t k = 0; k < listed; ++k) {
+          const std::uint32_t i = looked_up[k];
+          rw[i] = counts[next[i]] >= 2 ? 1 : 0;
+        }
         repeated.resize(positions);
       }
     }

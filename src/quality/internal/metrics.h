@@ -116,6 +116,14 @@ class Document {
     std::vector<std::uint32_t> chain;        // per position: previous one with the same window
     std::vector<std::uint32_t> bucket_last;  // per bucket: its last position
     std::vector<std::uint32_t> bucket_size;  // per bucket: its positions
+    // The '\n' bytes of the text and their runs (gopher_repetition's lines and paragraphs).
+    std::vector<std::size_t> newline_positions;
+    std::vector<std::pair<std::size_t, std::size_t>> newline_runs;
+    // The live positions' filters (seen once / seen twice, per hash of the first 8 or 16 bytes
+    // of a position) and the positions whose bucket is searched (live_positions).
+    std::vector<std::uint64_t> twin_filter8;
+    std::vector<std::uint64_t> twin_filter16;
+    std::vector<std::uint32_t> compare;
     // The 5..10-gram stage (dup_ngram_char_ratios).
     std::vector<std::uint32_t> by_length;  // the words' first occurrences, by length
     // gopher_repetition's top 2-4-gram passes and word interning (key_tables.h)

@@ -18,10 +18,12 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "quality/internal/key_tables.h"
 #include "quality/internal/metrics.h"
+#include "quality/internal/text.h"
 
 namespace luminamoon::data::quality_internal {
 namespace {
@@ -382,6 +384,106 @@ TEST(GopherRepetition, ResplitLongWordsAfterOtherDocuments) {
       copy[at] = both.substr(0, cut);
       copy[at + 1] = both.substr(cut);
     }
+    words.push_back("sep");
+    words.insert(words.end(), copy.begin(), copy.end());
+    expect_reference(doc, join(words));
+  }
+}
+
+// datatrove's paragraph and line split (re.split of runs of at least min_run '\n'), byte by byte.
+std::vector<std::string> split_runs(std::string_view text, std::size_t min_run) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (text[i] != '\n') {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < text.size() && text[j] == '\n') ++j;
+    if (j - i >= min_run) {
+      out.emplace_back(text.substr(start, i - start));
+      start = j;
+    }
+    i = j;
+  }
+  out.emplace_back(text.substr(start));
+  return out;
+}
+
+// datatrove's find_duplicates: (repeated elements, their characters).
+std::pair<std::size_t, std::size_t> duplicates(const std::vector<std::string>& items) {
+  std::set<std::string> unique;
+  std::size_t elements = 0;
+  std::size_t chars = 0;
+  for (const std::string& item : items) {
+    if (!unique.insert(item).second) {
+      ++elements;
+      chars += code_points(item);
+    }
+  }
+  return {elements, chars};
+}
+
+TEST(GopherRepetition, LinesAndParagraphsAgainstTheReference) {
+  // The runs of '\n' are found 16 bytes at a time (two positions per block written without a
+  // branch, a loop for blocks with more) and shared by both splits; the paragraphs are split
+  // within strip(text). Random texts of 0 to 80 bytes (and a few long ones) of '\n' runs, spaces,
+  // tabs, '\r', Unicode whitespace (U+00A0, U+2028: stripped, never a separator) and short
+  // words, so that runs cross the blocks' edges, start and end the text, and blocks hold 0 to 16
+  // newlines.
+  const std::vector<std::string> pieces = {"\n", "\n", "\n\n",     "\n\n\n",       " ",
+                                           "\t", "\r", "\xC2\xA0", "\xE2\x80\xA8", "a",
+                                           "b",  "ab", "abc",      "\xC3\xA9",     "x y"};
+  std::mt19937 rng(20261202);
+  Document doc;
+  for (int round = 0; round < 20000; ++round) {
+    std::string text;
+    const std::size_t length = round % 100 == 0 ? 2000 : rng() % 81;
+    while (text.size() < length) text += pieces[rng() % pieces.size()];
+    doc.reset(text);
+    Metrics out{};
+    gopher_repetition_metrics(doc, out);
+    const std::size_t chars = code_points(text);
+    const std::vector<std::string> paragraphs = split_runs(strip(text), 2);
+    const std::vector<std::string> lines = split_runs(text, 1);
+    const auto [para_dups, para_chars] = duplicates(paragraphs);
+    const auto [line_dups, line_chars] = duplicates(lines);
+    ASSERT_EQ(out[kGopherDupParaRatio], ratio(para_dups, paragraphs.size())) << text;
+    ASSERT_EQ(out[kGopherDupParaCharRatio], ratio(para_chars, chars)) << text;
+    ASSERT_EQ(out[kGopherDupLineRatio], ratio(line_dups, lines.size())) << text;
+    ASSERT_EQ(out[kGopherDupLineCharRatio], ratio(line_chars, chars)) << text;
+  }
+}
+
+TEST(GopherRepetition, FivegramsSharingTheirFirstBytesInBucketsOfEverySize) {
+  // live_positions settles a position from two filters before any bucket: one of the hashes of
+  // every position's first 8 bytes, one of the first 16 bytes of the bucketed ones. Here many
+  // positions share their first 8 bytes (buckets of 2 to 80, over the compared limit of 32 too),
+  // and among them some share their first 16 bytes, others differ from byte 9 to byte 24 on,
+  // and a third of the words is copied once (whole n-grams twice): every n-gram metric must
+  // still equal the reference.
+  std::mt19937 rng(7);
+  Document doc;
+  for (int round = 0; round < 60; ++round) {
+    const std::size_t members = 2 + static_cast<std::size_t>(round) * 4 / 3;
+    std::vector<std::string> words;
+    for (std::size_t m = 0; m < members; ++m) {
+      // "stemstem" + a tail: 8 shared bytes, then bytes that repeat among a few members only.
+      std::string word = "stemstem";
+      const std::size_t tail = rng() % 12;
+      for (std::size_t k = 0; k < tail; ++k) word += static_cast<char>('a' + rng() % 2);
+      words.push_back(word);
+      const std::size_t after = 4 + rng() % 3;
+      for (std::size_t k = 0; k < after; ++k)
+        words.push_back(std::string(1 + rng() % 3, static_cast<char>('p' + rng() % 3)));
+    }
+    // A copy of a third of the words: their n-grams occur twice, in buckets of every size.
+    const std::size_t from = rng() % (words.size() - words.size() / 3);
+    const std::vector<std::string> copy(
+        words.begin() + static_cast<std::ptrdiff_t>(from),
+        words.begin() + static_cast<std::ptrdiff_t>(from + words.size() / 3));
     words.push_back("sep");
     words.insert(words.end(), copy.begin(), copy.end());
     expect_reference(doc, join(words));
