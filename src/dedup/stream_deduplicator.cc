@@ -10,6 +10,8 @@
 #include "luminamoon/data/common/worker_pool.h"
 #include "luminamoon/data/common/xxh3.h"
 
+#include "common/internal/xxh3_kernels.h"
+
 namespace luminamoon::data {
 namespace {
 
@@ -83,7 +85,7 @@ void hash_documents(std::span<const std::string_view> documents, std::span<std::
   pool.run(n, workers, kHashBlock, [&](std::size_t begin, std::size_t end, unsigned) {
     for (std::size_t i = begin; i < end; ++i) {
       if (i + 1 < end) prefetch_document(documents[i + 1]);
-      out[i] = xxh3_64(documents[i]);
+      out[i] = internal::xxh3_64_bulk(documents[i].data(), documents[i].size());
     }
   });
 }

@@ -19,9 +19,14 @@ struct Xxh3Kernel {
   Xxh3Fn hash;
 };
 
-// The kernel for `isa` (which must be supported) and the live one.
+// The kernel for `isa` (which must be supported) and the live one. xxh3_64 itself runs the AVX2
+// loop at the avx512 level (xxh3.cc says why); these give the AVX-512 one there.
 const Xxh3Kernel& xxh3_kernel_for(Isa isa);
 const Xxh3Kernel& active_xxh3_kernel() noexcept;
+
+// xxh3_64(data, size) for loops that hash long inputs back to back (exact dedup's batches):
+// the live kernel, AVX-512 included. The same values.
+std::uint64_t xxh3_64_bulk(const void* data, std::size_t size) noexcept;
 
 std::uint64_t xxh3_64_scalar(const void* data, std::size_t size, std::uint64_t seed) noexcept;
 std::uint64_t xxh3_64_avx2(const void* data, std::size_t size, std::uint64_t seed) noexcept;

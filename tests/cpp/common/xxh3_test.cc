@@ -69,6 +69,22 @@ TEST_P(Xxh3KernelIsa, MatchesScalar) {
   EXPECT_EQ(xxh3_64(buffer.data(), 241, 7), internal::xxh3_64_scalar(buffer.data(), 241, 7));
 }
 
+// The bulk entry point (exact dedup's loop, the AVX-512 build at that level) and xxh3_64 (the AVX2
+// build there) give the same values at every length around the long-input boundary.
+TEST(Xxh3Kernel, BulkEntryPointMatchesXxh3) {
+  std::mt19937_64 rng(9);
+  std::vector<std::uint8_t> buffer(20000);
+  for (auto& byte : buffer) byte = static_cast<std::uint8_t>(rng());
+  for (std::size_t size = 0; size <= 1100; ++size) {
+    ASSERT_EQ(internal::xxh3_64_bulk(buffer.data() + 1, size), xxh3_64(buffer.data() + 1, size))
+        << "size=" << size;
+  }
+  for (const std::size_t size : {4096U, 7841U, 19999U}) {
+    EXPECT_EQ(internal::xxh3_64_bulk(buffer.data(), size),
+              internal::xxh3_64_scalar(buffer.data(), size, 0));
+  }
+}
+
 TEST(Xxh3Kernel, ActiveKernelIsSupported) {
   EXPECT_TRUE(isa_supported(internal::active_xxh3_kernel().isa));
 }
