@@ -12,6 +12,7 @@ constexpr AnchorKernel kScalar{Isa::kScalar, anchor_masks_scalar};
 #if defined(LUMINAMOON_HAVE_X86_KERNELS)
 constexpr AnchorKernel kAvx2{Isa::kAvx2, anchor_masks_avx2};
 constexpr AnchorKernel kAvx512{Isa::kAvx512, anchor_masks_avx512};
+constexpr AnchorKernel kAvx512Vbmi{Isa::kAvx512, anchor_masks_avx512_vbmi};
 #endif
 #if defined(LUMINAMOON_HAVE_NEON_KERNELS)
 constexpr AnchorKernel kNeon{Isa::kNeon, anchor_masks_neon};
@@ -30,7 +31,13 @@ constexpr internal::IsaKernels<AnchorKernel> kTables {
 }  // namespace
 
 const AnchorKernel& anchor_kernel_for(Isa isa) {
-  return internal::select_kernel(kTables, isa, "PIIMasker anchor kernel");
+  const AnchorKernel& kernel = internal::select_kernel(kTables, isa, "PIIMasker anchor kernel");
+#if defined(LUMINAMOON_HAVE_X86_KERNELS)
+  // The avx512 level with AVX512_VBMI: one table lookup per byte instead of two (same masks).
+  static const bool vbmi = anchor_vbmi_supported();
+  if (&kernel == &kAvx512 && vbmi) return kAvx512Vbmi;
+#endif
+  return kernel;
 }
 
 const AnchorKernel& active_anchor_kernel() {

@@ -88,6 +88,41 @@ TEST_P(AnchorsVsScalar, EveryPatternAtEveryBlockOffset) {
   }
 }
 
+#if defined(__x86_64__)
+// anchor_kernel_for(Isa::kAvx512) gives the VBMI kernel where the CPU has AVX512_VBMI, so the
+// suite above tests only that one there: both avx512 kernels against the scalar one, by name.
+TEST(AnchorsAvx512, BothKernelsMatchTheScalarOne) {
+  if (!isa_supported(Isa::kAvx512)) GTEST_SKIP() << "no avx512 level on this CPU";
+  std::vector<AnchorKernel> kernels = {{Isa::kAvx512, anchor_masks_avx512}};
+  if (anchor_vbmi_supported()) kernels.push_back({Isa::kAvx512, anchor_masks_avx512_vbmi});
+  EXPECT_EQ(anchor_kernel_for(Isa::kAvx512).masks,
+            anchor_vbmi_supported() ? anchor_masks_avx512_vbmi : anchor_masks_avx512);
+  const AnchorKernel& scalar = anchor_kernel_for(Isa::kScalar);
+  const std::string alphabet = "@:=0123456789.AKSBCIzghit_xoskr-yJeBEGN pu\x80\xff";
+  std::mt19937_64 rng(13);
+  for (const AnchorKernel& kernel : kernels) {
+    for (int round = 0; round < 300; ++round) {
+      std::string text(rng() % 700, ' ');
+      if (round % 2 == 0) {
+        for (char& c : text) c = alphabet[rng() % alphabet.size()];
+      } else {
+        for (char& c : text) c = static_cast<char>(rng());
+      }
+      ASSERT_EQ(masks_of(kernel, text), masks_of(scalar, text)) << round;
+    }
+    // Every byte value at every window position.
+    for (int b = 0; b < 256; ++b) {
+      for (std::size_t at = 0; at < 8; ++at) {
+        std::string text = "1234 1" + std::string(70, '9') + "@ab:x.y";
+        text[at] = static_cast<char>(b);
+        text[70 + at] = static_cast<char>(b);
+        ASSERT_EQ(masks_of(kernel, text), masks_of(scalar, text)) << b << " @" << at;
+      }
+    }
+  }
+}
+#endif
+
 TEST_P(AnchorsVsScalar, FindSpansIsTheSameWithEveryKernel) {
   const std::string text =
       "mail jo.doe@example.com, ip 8.8.8.8 and 2001:4860::8888, card 4111 1111 1111 1111, "
