@@ -137,6 +137,41 @@ TEST_P(AnchorsVsScalar, FindSpansIsTheSameWithEveryKernel) {
   }
 }
 
+// Places every case after 0..befores-1 copies of a pad and before each count in `afters` of it,
+// with each `mask_private_ips` setting, and checks that `kernel`'s scan gives the scalar kernel's
+// spans (a failure names the text). Returns how many spans were found, so that a test can check
+// that its cases are not all rejected.
+std::size_t spans_in_every_placement(const AnchorKernel& kernel,
+                                     const std::vector<std::string>& cases,
+                                     const std::vector<std::string>& pads, std::size_t befores,
+                                     const std::vector<std::size_t>& afters,
+                                     const std::vector<bool>& private_ips_settings) {
+  std::size_t found = 0;
+  for (const std::string& item : cases) {
+    for (const std::string& pad : pads) {
+      for (std::size_t before = 0; before < befores; ++before) {
+        for (const std::size_t after : afters) {
+          std::string text;
+          for (std::size_t k = 0; k < before; ++k) text += pad;
+          text += item;
+          for (std::size_t k = 0; k < after; ++k) text += pad;
+          for (const bool private_ips : private_ips_settings) {
+            ScanConfig config;
+            config.mask_private_ips = private_ips;
+            std::vector<Candidate> a, b;
+            find_spans(text, config, kernel, a);
+            find_spans(text, config, anchor_kernel_for(Isa::kScalar), b);
+            EXPECT_EQ(a, b) << "'" << text << "'";
+            if (a != b) return found;
+            found += a.size();
+          }
+        }
+      }
+    }
+  }
+  return found;
+}
+
 // A SIMD kernel's scan finds the runs through ':' and digit anchors (IPv6 runs, IPv4 runs, card
 // runs with separators) from the bit masks of the 16 bytes on either side of the anchor
 // (scanner.cc, short_ipv6_run and visit_digit) where the run ends inside them, and the scalar
@@ -176,29 +211,9 @@ TEST_P(AnchorsVsScalar, RunsAtEveryOffset) {
                                           "1- 2",
                                           "secret_key: wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
                                           "secret_key :1"};
-  const std::string pads[] = {" ", "x", ".", ":", "1", "a", "-", "\n"};
-  std::size_t found = 0;
-  for (const std::string& item : cases) {
-    for (const std::string& pad : pads) {
-      for (std::size_t before = 0; before < 40; ++before) {
-        for (const std::size_t after : {0u, 1u, 2u, 5u, 14u, 15u, 16u, 17u, 30u}) {
-          std::string text;
-          for (std::size_t k = 0; k < before; ++k) text += pad;
-          text += item;
-          for (std::size_t k = 0; k < after; ++k) text += pad;
-          for (const bool private_ips : {false, true}) {
-            ScanConfig config;
-            config.mask_private_ips = private_ips;
-            std::vector<Candidate> a, b;
-            find_spans(text, config, kernel(), a);
-            find_spans(text, config, scalar(), b);
-            ASSERT_EQ(a, b) << "'" << text << "'";
-            found += a.size();
-          }
-        }
-      }
-    }
-  }
+  const std::size_t found =
+      spans_in_every_placement(kernel(), cases, {" ", "x", ".", ":", "1", "a", "-", "\n"}, 40,
+                               {0, 1, 2, 5, 14, 15, 16, 17, 30}, {false, true});
   EXPECT_GT(found, 10000u);  // the cases are not all rejected
 }
 
@@ -314,25 +329,9 @@ TEST_P(AnchorsVsScalar, EmailWindowsAtEveryOffset) {
                                           "[jo]@example.org",
                                           "jo@[example].org",
                                           "a@b@c.org"};
-  const std::string pads[] = {" ", "x", "\n", ".", "-", "@"};
-  std::size_t found = 0;
-  for (const std::string& item : cases) {
-    for (const std::string& pad : pads) {
-      for (std::size_t before = 0; before < 70; ++before) {
-        for (const std::size_t after : {0u, 1u, 5u, 17u, 30u, 31u, 32u, 33u, 40u}) {
-          std::string text;
-          for (std::size_t k = 0; k < before; ++k) text += pad;
-          text += item;
-          for (std::size_t k = 0; k < after; ++k) text += pad;
-          std::vector<Candidate> a, b;
-          find_spans(text, ScanConfig{}, kernel(), a);
-          find_spans(text, ScanConfig{}, scalar(), b);
-          ASSERT_EQ(a, b) << "'" << text << "'";
-          found += a.size();
-        }
-      }
-    }
-  }
+  const std::size_t found =
+      spans_in_every_placement(kernel(), cases, {" ", "x", "\n", ".", "-", "@"}, 70,
+                               {0, 1, 5, 17, 30, 31, 32, 33, 40}, {false});
   EXPECT_GT(found, 20000u);  // the cases are not all rejected
 }
 
