@@ -31,6 +31,7 @@ constexpr std::array<Isa, 4> kAllIsas = {Isa::kScalar, Isa::kAvx2, Isa::kAvx512,
 struct CpuFeatures {
   bool avx2 = false;
   bool avx512 = false;  // AVX-512 F + BW + DQ + VL, with the OS saving opmask and ZMM state
+  internal::Avx512Extensions extensions;
 };
 
 #if defined(LUMINAMOON_X86_64)
@@ -61,6 +62,9 @@ CpuFeatures probe_cpu() {
   // The levels of common/internal/isa_dispatch.h: what LUMINAMOON_AVX2 / LUMINAMOON_AVX512 allow.
   f.avx2 = os_ymm && cpu_avx2;
   f.avx512 = f.avx2 && os_zmm && cpu_avx512f && cpu_avx512bw && cpu_avx512dq && cpu_avx512vl;
+  f.extensions.vbmi = (ecx & (1u << 1)) != 0;
+  f.extensions.vbmi2 = (ecx & (1u << 6)) != 0;
+  f.extensions.bmi2 = (ebx & (1u << 8)) != 0;
   return f;
 }
 
@@ -70,7 +74,7 @@ CpuFeatures probe_cpu() { return {}; }
 
 #endif
 
-[[maybe_unused]] const CpuFeatures& cpu_features() {
+const CpuFeatures& cpu_features() {
   static const CpuFeatures features = probe_cpu();
   return features;
 }
@@ -139,6 +143,8 @@ Isa active_isa() {
 }
 
 namespace internal {
+
+const Avx512Extensions& avx512_extensions() noexcept { return cpu_features().extensions; }
 
 void throw_unsupported_isa(std::string_view component, Isa isa) {
   throw InvalidArgument(std::string(component) + ": instruction set '" +

@@ -11,7 +11,6 @@
 #include <emmintrin.h>  // baseline on x86-64: no dispatch needed
 #endif
 #if defined(__x86_64__)
-#include <cpuid.h>
 #include <immintrin.h>  // PSHUFB, VPCOMPRESSB, PEXT: in the AVX2 / VBMI2 functions only
 #endif
 
@@ -157,8 +156,7 @@ LUMINAMOON_AVX2 inline __m128i shuffle_bytes(__m128i bytes, __m128i order) {
 
 // The compress path (AsciiPath::kCompress): AVX-512 (the avx512 level) with VBMI2 (VPCOMPRESSB)
 // and BMI2 (PEXT), in functions only ever inlined into run_words_compress.
-#define LUMINAMOON_VBMI2 \
-  __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi2,bmi,bmi2,popcnt")))
+#define LUMINAMOON_VBMI2 LUMINAMOON_AVX512_VBMI2
 
 // The block's word bytes (ASCII letters and digits), its bytes >= 0x80, and in `lowered` its bytes
 // lowercased with every other byte a space.
@@ -188,15 +186,10 @@ LUMINAMOON_VBMI2 inline std::size_t wide_pack(const std::uint8_t* lowered, std::
   return static_cast<std::size_t>(_mm_popcnt_u64(keep));
 }
 
-// Whether this CPU has the compress path's extensions beyond the avx512 level (CPUID leaf 7).
+// Whether this CPU has the compress path's extensions beyond the avx512 level.
 bool cpu_has_vbmi2_bmi2() noexcept {
-  unsigned eax = 0;
-  unsigned ebx = 0;
-  unsigned ecx = 0;
-  unsigned edx = 0;
-  if (__get_cpuid_max(0, nullptr) < 7) return false;
-  __cpuid_count(7, 0, eax, ebx, ecx, edx);
-  return (ecx & (1U << 6)) != 0 && (ebx & (1U << 8)) != 0;  // AVX512_VBMI2, BMI2
+  const internal::Avx512Extensions& e = internal::avx512_extensions();
+  return e.vbmi2 && e.bmi2;
 }
 #endif
 

@@ -3,7 +3,6 @@
 // carries LUMINAMOON_AVX512 (common/internal/isa_dispatch.h); reached only through the dispatcher
 // after the CPU/OS probe. With AVX512_VBMI as well, anchor_masks_avx512_vbmi classifies each byte
 // with one 128-entry table lookup (vpermi2b) instead of two nibble lookups.
-#include <cpuid.h>
 #include <immintrin.h>
 
 #include "common/internal/isa_dispatch.h"
@@ -69,9 +68,6 @@ LUMINAMOON_AVX512 void anchor_masks_avx512(const std::uint8_t* data, std::size_t
 // that of byte 0, and bytes 0x00 and >= 0x80 have the same class at every position (only the
 // "any byte" rules; checked below), so the masks are exactly those of the nibble tables.
 
-#define LUMINAMOON_AVX512_VBMI \
-  __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi")))
-
 namespace {
 
 struct AsciiTables {
@@ -109,13 +105,6 @@ LUMINAMOON_AVX512_VBMI inline __m512i classify_vbmi(const std::uint8_t* p, __m51
 }
 
 }  // namespace
-
-bool anchor_vbmi_supported() noexcept {
-  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-  if (__get_cpuid_max(0, nullptr) < 7) return false;
-  __cpuid_count(7, 0, eax, ebx, ecx, edx);
-  return (ecx & (1U << 1)) != 0;  // AVX512_VBMI
-}
 
 LUMINAMOON_AVX512_VBMI void anchor_masks_avx512_vbmi(const std::uint8_t* data, std::size_t blocks,
                                                      std::uint64_t* masks) {

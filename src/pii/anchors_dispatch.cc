@@ -34,8 +34,7 @@ const AnchorKernel& anchor_kernel_for(Isa isa) {
   const AnchorKernel& kernel = internal::select_kernel(kTables, isa, "PIIMasker anchor kernel");
 #if defined(LUMINAMOON_HAVE_X86_KERNELS)
   // The avx512 level with AVX512_VBMI: one table lookup per byte instead of two (same masks).
-  static const bool vbmi = anchor_vbmi_supported();
-  if (&kernel == &kAvx512 && vbmi) return kAvx512Vbmi;
+  if (&kernel == &kAvx512 && internal::avx512_extensions().vbmi) return kAvx512Vbmi;
 #endif
   return kernel;
 }

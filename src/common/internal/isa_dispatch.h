@@ -18,9 +18,26 @@
 #if defined(__x86_64__) || defined(_M_X64)
 #define LUMINAMOON_AVX2 __attribute__((target("avx2")))
 #define LUMINAMOON_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl")))
+// Extensions a few avx512-level kernels take when the CPU also has them (avx512_extensions()):
+// VBMI (VPERMI2B: the PII anchor kernel) and VBMI2 + BMI2 (VPCOMPRESSB, PEXT: the MinHash
+// shingler's compress path).
+#define LUMINAMOON_AVX512_VBMI \
+  __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi")))
+#define LUMINAMOON_AVX512_VBMI2 \
+  __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vbmi2,bmi,bmi2,popcnt")))
 #endif
 
 namespace luminamoon::data::internal {
+
+// CPUID leaf 7 extensions beyond the avx512 level (their registers' state is the avx512 level's,
+// so a kernel that takes one also needs isa_supported(Isa::kAvx512)). Probed once; all false off
+// x86-64.
+struct Avx512Extensions {
+  bool vbmi = false;   // AVX512_VBMI
+  bool vbmi2 = false;  // AVX512_VBMI2
+  bool bmi2 = false;   // BMI2
+};
+const Avx512Extensions& avx512_extensions() noexcept;
 
 // InvalidArgument: "<component>: instruction set '<isa>' is not supported by this CPU or build
 // (check isa_supported first)".

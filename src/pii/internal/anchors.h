@@ -91,10 +91,9 @@ const AnchorKernel& active_anchor_kernel();
 void anchor_masks_scalar(const std::uint8_t* data, std::size_t blocks, std::uint64_t* masks);
 void anchor_masks_avx2(const std::uint8_t* data, std::size_t blocks, std::uint64_t* masks);
 void anchor_masks_avx512(const std::uint8_t* data, std::size_t blocks, std::uint64_t* masks);
-// The avx512 level's kernel where the CPU also has AVX512_VBMI (anchor_vbmi_supported): the
+// The avx512 level's kernel where the CPU also has AVX512_VBMI (internal::avx512_extensions()): the
 // dispatcher gives it for Isa::kAvx512 there (same masks, fewer instructions).
 void anchor_masks_avx512_vbmi(const std::uint8_t* data, std::size_t blocks, std::uint64_t* masks);
-bool anchor_vbmi_supported() noexcept;
 void anchor_masks_neon(const std::uint8_t* data, std::size_t blocks, std::uint64_t* masks);
 
 // The rule above for one position of a buffer of `size` bytes (T[j] = 0 for j >= size).

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/internal/isa_dispatch.h"
 #include "pii/internal/scanner.h"
 
 namespace luminamoon::data::pii_internal {
@@ -94,9 +95,10 @@ TEST_P(AnchorsVsScalar, EveryPatternAtEveryBlockOffset) {
 TEST(AnchorsAvx512, BothKernelsMatchTheScalarOne) {
   if (!isa_supported(Isa::kAvx512)) GTEST_SKIP() << "no avx512 level on this CPU";
   std::vector<AnchorKernel> kernels = {{Isa::kAvx512, anchor_masks_avx512}};
-  if (anchor_vbmi_supported()) kernels.push_back({Isa::kAvx512, anchor_masks_avx512_vbmi});
+  const bool vbmi = internal::avx512_extensions().vbmi;
+  if (vbmi) kernels.push_back({Isa::kAvx512, anchor_masks_avx512_vbmi});
   EXPECT_EQ(anchor_kernel_for(Isa::kAvx512).masks,
-            anchor_vbmi_supported() ? anchor_masks_avx512_vbmi : anchor_masks_avx512);
+            vbmi ? anchor_masks_avx512_vbmi : anchor_masks_avx512);
   const AnchorKernel& scalar = anchor_kernel_for(Isa::kScalar);
   const std::string alphabet = "@:=0123456789.AKSBCIzghit_xoskr-yJeBEGN pu\x80\xff";
   std::mt19937_64 rng(13);
