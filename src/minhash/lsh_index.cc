@@ -3,9 +3,9 @@
 #include "minhash/internal/lsh_index.h"
 
 #include <algorithm>
-#include <bit>
 #include <cstring>
 
+#include "common/internal/bits.h"
 #include "luminamoon/data/common/error.h"
 
 namespace luminamoon::data::minhash_internal {
@@ -70,7 +70,7 @@ std::uint32_t count_equal(const std::uint8_t* a, const std::uint8_t* b, std::uin
       std::memcpy(&y, b + k, 8);
       std::uint64_t d = x ^ y;
       d = (d | d >> 1 | d >> 2 | d >> 3) & 0x1111111111111111ULL;
-      equal += 16 - static_cast<std::uint32_t>(std::popcount(d));
+      equal += 16 - static_cast<std::uint32_t>(internal::popcount64(d));
     }
     for (; k < n; ++k) {
       const auto d = static_cast<std::uint8_t>(a[k] ^ b[k]);

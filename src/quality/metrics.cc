@@ -6,7 +6,6 @@
 #include <absl/container/flat_hash_map.h>
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -16,6 +15,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "common/internal/bits.h"
 #include "quality/internal/probe_table.h"
 #include "quality/internal/tables.h"
 #include "quality/internal/text.h"
@@ -386,7 +386,7 @@ void gopher_quality_metrics(Document& doc, Metrics& out) {
   out[kGopherBulletLinesRatio] = ratio(bullets, lines);
   out[kGopherEllipsisLinesRatio] = ratio(ellipsis_lines, lines);
   out[kGopherAlphaWordsRatio] = ratio(alpha, n_words);
-  out[kGopherStopWords] = static_cast<double>(std::popcount(stop_mask));
+  out[kGopherStopWords] = static_cast<double>(internal::popcount64(stop_mask));
 }
 
 // -- Gopher repetition: gopher_repetition.cc ---------------------------------------------
@@ -411,7 +411,7 @@ std::size_t word_count_lower_bound(std::string_view text) {
     const auto starts = static_cast<std::uint32_t>(_mm_movemask_epi8(printable));
     const auto breaks = static_cast<std::uint32_t>(_mm_movemask_epi8(breaks_v));
     const std::uint32_t before = ((breaks << 1) | (after_space ? 1u : 0u)) & 0xFFFFu;
-    count += static_cast<std::size_t>(std::popcount(starts & before));
+    count += static_cast<std::size_t>(internal::popcount64(starts & before));
     after_space = (breaks >> 15) & 1u;
   }
 #endif
