@@ -12,6 +12,8 @@
 #include <emmintrin.h>
 #endif
 
+#include "common/internal/bits.h"
+
 namespace luminamoon::data::pii_internal {
 namespace {
 
@@ -976,6 +978,15 @@ struct Scan {
 
   bool on(PiiCategory c) const { return config.enabled[static_cast<std::size_t>(c)]; }
 
+  // The extent of a run through p in the masks of the 16 bytes on either side of p (bit 16 is p):
+  // `up` bytes from p to the first byte above it outside `up_in`, `down` bytes from p - 1 down to
+  // the first byte outside `down_in`. 16 or more: the run reaches that edge of the 32 bytes.
+  static void run_extent(std::uint32_t up_in, std::uint32_t down_in, std::size_t& up,
+                         std::size_t& down) {
+    up = static_cast<std::size_t>(__builtin_ctz(~(up_in >> 16)));
+    down = static_cast<std::size_t>(__builtin_clz(~(down_in << 16)));
+  }
+
   // Whether the run of hex digits, ':' and '.' through the ':' at p (its maximal run, as visit
   // scans it) has fewer than six colons and no "::", found with SSE2 in the 16 bytes on either
   // side of p; then no part of it is an IPv6 address (parse_ipv6 needs one or the other), and
@@ -997,17 +1008,12 @@ struct Scan {
     classes(t.d + p - 16, run_lo, colon_lo);
     classes(t.d + p, run_hi, colon_hi);
     const std::uint32_t run = run_lo | (run_hi << 16), colon = colon_lo | (colon_hi << 16);
-    // Bit 16 is p. The run goes up from p to the first byte outside it, and down from p - 1.
-    const auto up = static_cast<std::size_t>(__builtin_ctz(~(run >> 16)));
-    const auto down = static_cast<std::size_t>(__builtin_clz(~(run << 16)));
+    std::size_t up = 0, down = 0;
+    run_extent(run, run, up, down);
     if (up >= 16 || down >= 16) return false;
     const std::uint32_t span = ((std::uint32_t{1} << (up + down)) - 1) << (16 - down);
     const std::uint32_t colons = colon & span;
-    // Six colons or more: one is left after clearing the lowest five (no popcnt in the x86-64
-    // baseline: __builtin_popcount would be a libgcc call).
-    std::uint32_t sixth = colons;
-    for (int k = 0; k < 5; ++k) sixth &= sixth - 1;
-    if ((colons & (colons >> 1)) != 0 || sixth != 0) return false;
+    if ((colons & (colons >> 1)) != 0 || internal::popcount64(colons) >= 6) return false;
     ipv6_done = p + up;
     return true;
 #else
@@ -1034,13 +1040,11 @@ struct Scan {
         dot |= bits16(eq8(v, '.')) << h;
         sep |= bits16(_mm_or_si128(eq8(v, ' '), eq8(v, '-'))) << h;
       }
-      // Bit 16 is p (a digit). The run of `in` bits up from p ends at p + up; the one down from
-      // p - 1 ends at p - down; either is usable when it stops inside the 32 bytes, `margin`
-      // bytes from their edges (a separator's test looks at the byte beyond it).
+      // Bit 16 is p (a digit). The run's extent is usable when it stops inside the 32 bytes,
+      // `margin` bytes from their edges (a separator's test looks at the byte beyond it).
       const auto bounds = [](std::uint32_t up_in, std::uint32_t down_in, std::size_t margin,
                              std::size_t& up, std::size_t& down) {
-        up = static_cast<std::size_t>(__builtin_ctz(~(up_in >> 16)));
-        down = static_cast<std::size_t>(__builtin_clz(~(down_in << 16)));
+        run_extent(up_in, down_in, up, down);
         return up + margin < 16 && down + margin < 16;
       };
       std::size_t up = 0, down = 0;
