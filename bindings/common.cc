@@ -156,6 +156,7 @@ void DocumentViews::add_batch(nb::handle documents) {
     if (!items.is_valid()) throw nb::python_error();
     const std::size_t n = nb::len(items);
     views_.reserve(views_.size() + n);
+    known_valid_.reserve(views_.size() + n);
     // Each str is a separate heap object, so reading its header is a cache miss on a large
     // batch: fetch the headers a few items ahead.
     constexpr std::size_t kAhead = 8;
