@@ -121,6 +121,10 @@ def _remove_first_held_node(
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             for held in sorted(markers.glob("held-*")):
+                # A task writes held-<shard>.partial, then renames it: only whole markers count
+                # (reading the .partial one raced with its rename and killed this thread once).
+                if held.suffix == ".partial":
+                    continue
                 node_id = held.read_text()
                 for worker in workers:
                     if worker.node_id == node_id:
