@@ -14,6 +14,9 @@
 //   short_shingles/corpus/<path>  word_shingles on the short documents of the real-text corpus,
 //                                 by each path this CPU can run (internal/shingles.h,
 //                                 AsciiPath: scalar is the code-point-at-a-time reference)
+//   short_tokens/corpus/<path>    the tokenizer alone on those documents: word shingles go to a
+//                                 WordShingleSink that only reads their starts (no hashing but
+//                                 each document's last shingle)
 //   short_signatures/corpus       MinHasher::signatures (one thread) of those documents: the
 //                                 Python benchmark's short-document row without the binding
 //
@@ -177,6 +180,37 @@ void short_shingles(benchmark::State& state, luminamoon::data::minhash_internal:
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(docs.size()));
 }
 
+// The tokenizer alone: the word shingles arrive as starts (WordShingleSink) and are not hashed;
+// only each document's last shingle is (run() hashes that one itself).
+void short_tokens(benchmark::State& state, luminamoon::data::minhash_internal::AsciiPath path) {
+  const auto& docs = short_documents();
+  if (docs.empty()) {
+    state.SkipWithError("set LUMINAMOON_BENCH_REAL to JSONL shards (bench/real_corpus.py)");
+    return;
+  }
+  luminamoon::data::minhash_internal::Shingler shingler(ShingleKind::kWord, 5, path);
+  std::uint64_t sink = 0;
+  for (auto _ : state) {
+    for (const auto& d : docs) {
+      shingler.run(
+          d,
+          [](void* context, const std::uint64_t* hashes, std::size_t count) {
+            auto* s = static_cast<std::uint64_t*>(context);
+            for (std::size_t i = 0; i < count; ++i) *s ^= hashes[i];
+          },
+          [](void* context, const char*, const std::size_t* starts, std::size_t count,
+             std::size_t ngram) {
+            auto* s = static_cast<std::uint64_t*>(context);
+            *s += starts[count + ngram - 1] + count;
+          },
+          &sink);
+    }
+  }
+  benchmark::DoNotOptimize(sink);
+  state.SetBytesProcessed(state.iterations() * luminamoon::data::bench::total_bytes(docs));
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(docs.size()));
+}
+
 void short_signatures(benchmark::State& state) {
   const auto& docs = short_documents();
   if (docs.empty()) {
@@ -312,6 +346,13 @@ int main(int argc, char** argv) {
       benchmark::RegisterBenchmark(
           (std::string("short_shingles/corpus/") + mi::ascii_path_name(path)).c_str(),
           short_shingles, path);
+    }
+  }
+  for (const mi::AsciiPath path : mi::kAsciiPaths) {
+    if (mi::ascii_path_supported(path)) {
+      benchmark::RegisterBenchmark(
+          (std::string("short_tokens/corpus/") + mi::ascii_path_name(path)).c_str(), short_tokens,
+          path);
     }
   }
   benchmark::RegisterBenchmark("short_signatures/corpus", short_signatures);
