@@ -80,11 +80,13 @@ inline std::size_t decode_multibyte(const std::uint8_t* p, const std::uint8_t* e
 // still be read at once: bits of `high` are its bytes >= 0x80. Each sequence is decoded as the
 // code-point path would decode it at that byte (against the document's `end`): a word character
 // sets its bytes in `word` and leaves its lowercase encoding at the same place in `lowered`; a
-// non-word character or an invalid byte stays a separator. Returns false, with nothing to keep,
-// when the block has to go the code-point way after all: a sequence runs past the block, or a
-// lowercase mapping changes the encoded length (so the bytes would move).
-inline bool mark_multibyte(const std::uint8_t* block, const std::uint8_t* end, std::uint64_t high,
-                           std::uint64_t& word, std::uint8_t* lowered) {
+// non-word character or an invalid byte stays a separator. Returns how many of the block's bytes
+// are decided: 64; or i < 64 when a valid sequence starting at byte i runs past the block (bytes
+// from i on are left to the next block, their bits unchanged); or 0, with nothing to keep, when
+// the block has to go the code-point way after all: a lowercase mapping changes the encoded
+// length (so the bytes would move).
+inline unsigned mark_multibyte(const std::uint8_t* block, const std::uint8_t* end,
+                               std::uint64_t high, std::uint64_t& word, std::uint8_t* lowered) {
   std::uint64_t pending = high;
   std::uint64_t marked = 0;
   while (pending != 0) {
@@ -108,21 +110,24 @@ inline bool mark_multibyte(const std::uint8_t* block, const std::uint8_t* end, s
       pending &= pending - 1;
       continue;
     }
-    if (i + length > 64) return false;
+    if (i + length > 64) {
+      word |= marked;
+      return i;
+    }
     const std::uint64_t bits = ((std::uint64_t{1} << length) - 1) << i;
     pending &= ~bits;
     const std::uint8_t flags = code_point_flags(cp);
     if ((flags & kWordFlag) == 0) continue;
     if ((flags & kHasLowerFlag) != 0) {
       // `lowered` has 16 bytes past the block, so a longer encoding stays in bounds.
-      if (utf8_internal::encode(simple_lower(cp), lowered + i) != length) return false;
+      if (utf8_internal::encode(simple_lower(cp), lowered + i) != length) return 0;
     } else {
       std::memcpy(lowered + i, block + i, length);
     }
     marked |= bits;
   }
   word |= marked;
-  return true;
+  return 64;
 }
 
 // The compact path's table: for each mask of 8 bytes, the PSHUFB indices that move the kept bytes
@@ -158,32 +163,149 @@ LUMINAMOON_AVX2 inline __m128i shuffle_bytes(__m128i bytes, __m128i order) {
 // and BMI2 (PEXT), in functions only ever inlined into run_words_compress.
 #define LUMINAMOON_VBMI2 LUMINAMOON_AVX512_VBMI2
 
-// The block's word bytes (ASCII letters and digits), its bytes >= 0x80, and in `lowered` its bytes
-// lowercased with every other byte a space.
-LUMINAMOON_VBMI2 inline void wide_masks(const std::uint8_t* block, std::uint64_t& word,
-                                        std::uint64_t& high, std::uint8_t* lowered) {
-  const __m512i v = _mm512_loadu_si512(block);
-  // Unsigned ranges: bytes >= 0x80 fall outside all three.
-  const auto in_range = [&](char first, char count) LUMINAMOON_VBMI2 {
-    return _mm512_cmplt_epu8_mask(_mm512_sub_epi8(v, _mm512_set1_epi8(first)),
-                                  _mm512_set1_epi8(count));
-  };
-  const __mmask64 upper = in_range('A', 26);
-  const __mmask64 is_word = upper | in_range('a', 26) | in_range('0', 10);
-  const __m512i lower = _mm512_mask_add_epi8(v, upper, v, _mm512_set1_epi8(0x20));
-  _mm512_storeu_si512(lowered, _mm512_mask_mov_epi8(_mm512_set1_epi8(' '), is_word, lower));
-  word = is_word;
-  high = _mm512_movepi8_mask(v);
+// The compress path's constants, loaded whole (a 64-byte load uses a load port; a broadcast from
+// a general register would take port 5, which the compares and VPCOMPRESSB need).
+struct alignas(64) WideConstants {
+  std::uint8_t iota[64];                                           // 0, 1, ..., 63
+  std::uint8_t minus_upper[64], minus_lower[64], minus_digit[64];  // -'A', -'a', -'0'
+  std::uint8_t letters[64], digits[64], spaces[64];                // 26, 10, ' '
+};
+
+constexpr WideConstants make_wide_constants() {
+  WideConstants c{};
+  for (unsigned i = 0; i < 64; ++i) {
+    c.iota[i] = static_cast<std::uint8_t>(i);
+    c.minus_upper[i] = static_cast<std::uint8_t>(256 - 'A');
+    c.minus_lower[i] = static_cast<std::uint8_t>(256 - 'a');
+    c.minus_digit[i] = static_cast<std::uint8_t>(256 - '0');
+    c.letters[i] = 26;
+    c.digits[i] = 10;
+    c.spaces[i] = ' ';
+  }
+  return c;
 }
 
-// Packs the kept bytes of `lowered` to out (64 bytes written, the rest slack); returns how many
-// were kept, and in `ranks` the firsts as bits of the packed bytes (firsts is a subset of keep).
-LUMINAMOON_VBMI2 inline std::size_t wide_pack(const std::uint8_t* lowered, std::uint64_t keep,
-                                              std::uint64_t firsts, std::uint8_t* out,
-                                              std::uint64_t& ranks) {
-  _mm512_storeu_si512(out, _mm512_maskz_compress_epi8(keep, _mm512_loadu_si512(lowered)));
-  ranks = _pext_u64(firsts, keep);
-  return static_cast<std::size_t>(_mm_popcnt_u64(keep));
+constexpr WideConstants kWideConst = make_wide_constants();
+
+LUMINAMOON_VBMI2 inline __m512i wide_constant(const std::uint8_t (&bytes)[64]) {
+  return _mm512_load_si512(bytes);
+}
+
+// The block at p: 64 bytes, or the document's last `left` < 64 bytes then spaces, by a masked
+// load that reads no byte past the document (a masked-off byte neither faults nor is read).
+LUMINAMOON_VBMI2 inline __m512i wide_load(const std::uint8_t* p, std::size_t left) {
+  if (left >= 64) return _mm512_loadu_si512(p);
+  return _mm512_mask_loadu_epi8(wide_constant(kWideConst.spaces),
+                                _bzhi_u64(~std::uint64_t{0}, left), p);
+}
+
+// The block's word bytes (ASCII letters and digits), its bytes >= 0x80, and (returned) its bytes
+// lowercased with every other byte a space.
+LUMINAMOON_VBMI2 inline __m512i wide_masks(__m512i v, std::uint64_t& word, std::uint64_t& high) {
+  // Unsigned ranges: bytes >= 0x80 fall outside all three.
+  const __mmask64 upper = _mm512_cmplt_epu8_mask(
+      _mm512_add_epi8(v, wide_constant(kWideConst.minus_upper)), wide_constant(kWideConst.letters));
+  const __mmask64 lower = _mm512_cmplt_epu8_mask(
+      _mm512_add_epi8(v, wide_constant(kWideConst.minus_lower)), wide_constant(kWideConst.letters));
+  const __mmask64 digit = _mm512_cmplt_epu8_mask(
+      _mm512_add_epi8(v, wide_constant(kWideConst.minus_digit)), wide_constant(kWideConst.digits));
+  const __mmask64 is_word = upper | lower | digit;
+  const __m512i spaces = wide_constant(kWideConst.spaces);
+  // An upper-case letter gains 0x20, a space's value; every other byte that is not a word byte
+  // becomes a space.
+  const __m512i lowered = _mm512_mask_add_epi8(v, upper, v, spaces);
+  word = is_word;
+  high = _mm512_movepi8_mask(v);
+  return _mm512_mask_mov_epi8(spaces, is_word, lowered);
+}
+
+// Stores size + r for each set bit r of `ranks` (n of them, at most 32), in order, at out[0, n);
+// out[n, 32) may be written too. One VPCOMPRESSB of 0..63 lists the ranks as bytes, widened 8 at
+// a time: no loop over the bits, whose exit would be mispredicted in most blocks.
+LUMINAMOON_VBMI2 inline void wide_starts(std::size_t* out, std::size_t size, std::uint64_t ranks,
+                                         std::size_t n) {
+  const __m512i at = _mm512_maskz_compress_epi8(ranks, wide_constant(kWideConst.iota));
+  const __m512i base = _mm512_set1_epi64(static_cast<long long>(size));
+  // Eight ranks widened to 64 bits and added to size. The zero-masked forms of the widening and
+  // the extracts: the plain ones (and _mm512_castsi512_si128) go through GCC 12's
+  // _mm512_undefined_epi32, a false -Wmaybe-uninitialized (GCC bug 105593).
+  const auto widen = [&](__m128i ranks8) LUMINAMOON_VBMI2 {
+    return _mm512_add_epi64(base, _mm512_maskz_cvtepu8_epi64(0xFF, ranks8));
+  };
+  const __m128i first = _mm512_maskz_extracti32x4_epi32(0xF, at, 0);
+  _mm512_storeu_si512(out, widen(first));
+  _mm512_storeu_si512(out + 8, widen(_mm_unpackhi_epi64(first, first)));
+  if (n > 16) {
+    const __m128i second = _mm512_maskz_extracti32x4_epi32(0xF, at, 1);
+    _mm512_storeu_si512(out + 16, widen(second));
+    _mm512_storeu_si512(out + 24, widen(_mm_unpackhi_epi64(second, second)));
+  }
+}
+
+// One block of the compress path (AsciiPath::kCompress): the compact path's steps (run_words)
+// with 64-byte registers, the block kept in registers unless it has bytes >= 0x80. Reads the
+// block at p (the document's last bytes when fewer than 64 are left, then spaces), appends its
+// kept bytes to norm at `size` and its token starts to `starts` at `held` (which has room for
+// 32), and carries the state from block to block. Returns how many bytes it read: 64 (or all
+// that were left); fewer when a multibyte sequence runs past the block, which then ends before
+// it (the next block starts there: no detour through the code-point path); 0, having changed
+// nothing, when the block has to go the code-point way (mark_multibyte).
+LUMINAMOON_VBMI2 inline unsigned wide_block(const std::uint8_t* p, const std::uint8_t* end,
+                                            std::uint8_t* norm, std::size_t* starts,
+                                            std::size_t& size, std::size_t& held,
+                                            std::size_t& tokens, bool& in_token, bool& spaced) {
+  const auto left = static_cast<std::size_t>(end - p);
+  const __m512i v = wide_load(p, left);
+  std::uint64_t word = 0;
+  std::uint64_t high = 0;
+  __m512i lowered = wide_masks(v, word, high);
+  unsigned length = 64;  // the bytes of the block decided here
+  if (high != 0) [[unlikely]] {
+    // mark_multibyte reads the block and writes its lowercase bytes in memory; the last block
+    // is read from a copy that ends the document there, as on the other block paths.
+    alignas(64) std::uint8_t bytes[64];
+    alignas(64) std::uint8_t lowered_bytes[64 + 16];
+    const std::uint8_t* block = p;
+    const std::uint8_t* block_end = end;
+    if (left < 64) {
+      _mm512_store_si512(bytes, v);
+      block = bytes;
+      block_end = bytes + 64;
+    }
+    _mm512_store_si512(lowered_bytes, lowered);
+    std::uint64_t marked = word;
+    length = mark_multibyte(block, block_end, high, marked, lowered_bytes);
+    if (length == 0) return 0;
+    // The bytes from `length` on (a sequence's, all >= 0x80) have no bit in `marked`.
+    word = marked;
+    lowered = _mm512_load_si512(lowered_bytes);
+  }
+  const std::uint64_t before = (word << 1) | (in_token ? 1U : 0U);
+  const std::uint64_t firsts = word & ~before;  // token starts
+  // First separators, kept as one space; none past the bytes decided.
+  const std::uint64_t stops = ~word & before & _bzhi_u64(~std::uint64_t{0}, length);
+  const std::uint64_t keep = word | stops;
+  if (!in_token && firsts != 0 && tokens != 0 && !spaced) {
+    // The last token ended on the code-point path, which leaves its space to the next token's
+    // start: this block's first token.
+    norm[size++] = ' ';
+    spaced = true;
+  }
+  // One VPCOMPRESSB packs the block (64 bytes stored: the rest is slack past the normalised
+  // text); PEXT gives the token starts' places among the kept bytes.
+  _mm512_storeu_si512(norm + size, _mm512_maskz_compress_epi8(keep, lowered));
+  const auto n = static_cast<std::size_t>(std::popcount(firsts));
+  wide_starts(starts + held, size, _pext_u64(firsts, keep), n);
+  held += n;
+  tokens += n;
+  // The block's last event decides: after a stop, the text ends with that token's space; after
+  // a start, with a token's bytes (still open when the block ends in a word byte).
+  if (const std::uint64_t events = firsts | stops; events != 0) {
+    spaced = ((stops >> (63 - std::countl_zero(events))) & 1U) != 0;
+  }
+  in_token = ((word >> (length - 1)) & 1U) != 0;
+  size += static_cast<std::size_t>(std::popcount(keep));
+  return length;
 }
 
 // Whether this CPU has the compress path's extensions beyond the avx512 level.
@@ -408,6 +530,25 @@ template <AsciiPath kPath>
       // The document's last bytes (fewer than 64) are read as one block padded with spaces:
       // separators, which add no token, and which end a multibyte sequence cut by the document's
       // end exactly as the end itself does (the sequence is invalid either way).
+#if defined(__x86_64__)
+      if constexpr (kWide) {
+        // The compress path: wide_block. At most 32 tokens start in a block (each needs a
+        // separator before it), and wide_block may write 32 starts: room for them is made first.
+        if (held + 32 >= capacity) [[unlikely]] {
+          hash_word_shingles(starts, held - ngram, kNoEnd);
+          std::copy(starts + held - ngram, starts + held, starts);
+          held = ngram;
+        }
+        const std::size_t length =
+            wide_block(p, end, norm, starts, size, held, tokens, in_token, spaced);
+        if (length == 0) {
+          scalar_until = p + 64;
+          continue;
+        }
+        p = length >= static_cast<std::size_t>(end - p) ? end : p + length;
+        continue;
+      }
+#endif
       const std::uint8_t* block = p;
       const std::uint8_t* block_end = end;
       const bool last = end - p < 64;
@@ -424,10 +565,7 @@ template <AsciiPath kPath>
       _mm_store_si128(reinterpret_cast<__m128i*>(lowered + 64), _mm_setzero_si128());
       std::uint64_t word = 0;
       std::uint64_t high = 0;
-#if defined(__x86_64__)
-      if constexpr (kWide) wide_masks(block, word, high, lowered);
-#endif
-      for (int k = 0; k < 4 && !kWide; ++k) {
+      for (int k = 0; k < 4; ++k) {
         const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 16 * k));
         const __m128i folded = _mm_or_si128(v, _mm_set1_epi8(0x20));
         const __m128i alpha = _mm_and_si128(_mm_cmpgt_epi8(folded, _mm_set1_epi8('a' - 1)),
@@ -449,7 +587,7 @@ template <AsciiPath kPath>
       }
       // Not pure ASCII: the multibyte sequences are decoded one by one into the masks, or, when
       // that cannot be done, the block goes the code-point way.
-      if (high != 0 && !mark_multibyte(block, block_end, high, word, lowered)) {
+      if (high != 0 && mark_multibyte(block, block_end, high, word, lowered) != 64) {
         scalar_until = p + 64;
         continue;
       }
@@ -467,26 +605,9 @@ template <AsciiPath kPath>
           spaced = true;
         }
         std::size_t out = size;
-        if constexpr (kWide) {
-          // One VPCOMPRESSB packs the block; PEXT gives the token starts' places among the kept
-          // bytes. At most 32 tokens start in a block (each needs a separator before it): room
-          // for them is made first, so they are stored without a check each.
-          if (held + 32 >= capacity) {
-            hash_word_shingles(starts, held - ngram, kNoEnd);
-            std::copy(starts + held - ngram, starts + held, starts);
-            held = ngram;
-          }
-          std::uint64_t ranks = 0;
-          out += wide_pack(lowered, keep, firsts, norm + size, ranks);
-          tokens += static_cast<std::size_t>(std::popcount(firsts));
-          while (ranks != 0) {
-            starts[held++] = size + static_cast<std::size_t>(std::countr_zero(ranks));
-            ranks &= ranks - 1;
-          }
-        }
         // Pack the kept bytes 8 at a time; base[j] is where byte group j's first kept byte goes.
         std::size_t base[8];
-        for (unsigned j = 0; j < 8 && !kWide; ++j) {
+        for (unsigned j = 0; j < 8; ++j) {
           const unsigned mask = static_cast<unsigned>(keep >> (8 * j)) & 0xFFU;
           base[j] = out;
           const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(lowered + 8 * j));
@@ -498,7 +619,7 @@ template <AsciiPath kPath>
         // Only the starts matter: a token's end is the space before the next one's start. The
         // last start may be pushed before a stop that ends the block, which is fine: the stop's
         // space is already in the text.
-        std::uint64_t rest = kWide ? 0 : firsts;
+        std::uint64_t rest = firsts;
         while (rest != 0) {
           const auto i = static_cast<unsigned>(std::countr_zero(rest));
           rest &= rest - 1;

@@ -180,6 +180,36 @@ TEST(ShinglerAsciiPath, BlockPathsMatchScalar) {
   expect_same_as_scalar(docs, {1U, 2U, 3U, 5U, 9U});
 }
 
+// Blocks of one-letter tokens (up to 32 token starts in one block, the most there can be), and
+// text of 2- and 3-byte word characters, whose sequences keep running past blocks' ends (the
+// compress path then ends the block before the sequence), capitals and a lowercase mapping that
+// grows among them, each behind every shift 0-63 of the block grid, long enough for several
+// chunks of shingles.
+TEST(ShinglerAsciiPath, DenseTokensAndCutSequencesMatchScalar) {
+  const std::vector<std::string> texts = {
+      "a b c d e f g h i j k l m n o p q r s t u v w x y z 0 1 2 3 4 5 ",
+      "A,b;C.d e\nF G-h ",
+      "\xD0\x9C\xD0\xBE\xD1\x81\xD0\xBA\xD0\xB2\xD0\xB0 "
+      "\xD0\x9F\xD0\xA0\xD0\x98\xD0\x92\xD0\x95\xD0\xA2 ",
+      "\xC3\xA9t\xC3\xA9 \xC3\x84RGER\xE2\x80\x94\xC3\x9F ",
+      "\xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E\xE3\x80\x82\xE6\x97\xA5 ",
+      "\xD0\xB6\xD0\x96\xC4\xB0x \xD1\x8F",  // a capital I with dot (grows) among Cyrillic
+  };
+  std::vector<std::string> docs;
+  for (const std::string& text : texts) {
+    for (std::size_t shift = 0; shift < 64; ++shift) {
+      std::string doc(shift, shift % 2 == 0 ? 'w' : ' ');
+      while (doc.size() < 9000) doc += text;
+      docs.push_back(doc);
+    }
+  }
+  // All of them in one document too: the block paths switch between kinds of blocks.
+  std::string mixed;
+  for (int i = 0; i < 400; ++i) mixed += texts[static_cast<std::size_t>(i * 7 % 6)];
+  docs.push_back(mixed);
+  expect_same_as_scalar(docs, {1U, 5U});
+}
+
 TEST(ShinglerAsciiPath, NormalisedTextHasSingleSpacesOnly) {
   for (const AsciiPath path : kAsciiPaths) {
     if (!ascii_path_supported(path)) continue;
