@@ -166,16 +166,15 @@ LUMINAMOON_AVX2 inline __m128i shuffle_bytes(__m128i bytes, __m128i order) {
 // The compress path's constants, loaded whole (a 64-byte load uses a load port; a broadcast from
 // a general register would take port 5, which the compares and VPCOMPRESSB need).
 struct alignas(64) WideConstants {
-  std::uint8_t iota[64];                                           // 0, 1, ..., 63
-  std::uint8_t minus_upper[64], minus_lower[64], minus_digit[64];  // -'A', -'a', -'0'
-  std::uint8_t letters[64], digits[64], spaces[64];                // 26, 10, ' '
+  std::uint8_t iota[64];                             // 0, 1, ..., 63
+  std::uint8_t minus_lower[64], minus_digit[64];     // -'a', -'0'
+  std::uint8_t letters[64], digits[64], spaces[64];  // 26, 10, ' '
 };
 
 constexpr WideConstants make_wide_constants() {
   WideConstants c{};
   for (unsigned i = 0; i < 64; ++i) {
     c.iota[i] = static_cast<std::uint8_t>(i);
-    c.minus_upper[i] = static_cast<std::uint8_t>(256 - 'A');
     c.minus_lower[i] = static_cast<std::uint8_t>(256 - 'a');
     c.minus_digit[i] = static_cast<std::uint8_t>(256 - '0');
     c.letters[i] = 26;
@@ -188,7 +187,12 @@ constexpr WideConstants make_wide_constants() {
 constexpr WideConstants kWideConst = make_wide_constants();
 
 LUMINAMOON_VBMI2 inline __m512i wide_constant(const std::uint8_t (&bytes)[64]) {
-  return _mm512_load_si512(bytes);
+  __m512i c = _mm512_load_si512(bytes);
+  // Opaque to the compiler, which would otherwise rebuild the constant in every block (the calls
+  // in the loop clobber every vector register) by a broadcast from a general register: two
+  // more port-5 micro-ops each, where this is one load.
+  asm("" : "+v"(c));
+  return c;
 }
 
 // The block at p: 64 bytes, or the document's last `left` < 64 bytes then spaces, by a masked
@@ -202,21 +206,20 @@ LUMINAMOON_VBMI2 inline __m512i wide_load(const std::uint8_t* p, std::size_t lef
 // The block's word bytes (ASCII letters and digits), its bytes >= 0x80, and (returned) its bytes
 // lowercased with every other byte a space.
 LUMINAMOON_VBMI2 inline __m512i wide_masks(__m512i v, std::uint64_t& word, std::uint64_t& high) {
-  // Unsigned ranges: bytes >= 0x80 fall outside all three.
-  const __mmask64 upper = _mm512_cmplt_epu8_mask(
-      _mm512_add_epi8(v, wide_constant(kWideConst.minus_upper)), wide_constant(kWideConst.letters));
-  const __mmask64 lower = _mm512_cmplt_epu8_mask(
-      _mm512_add_epi8(v, wide_constant(kWideConst.minus_lower)), wide_constant(kWideConst.letters));
+  // Setting bit 0x20 lowercases a letter and leaves a digit as it is. Unsigned ranges: bytes
+  // >= 0x80 fall outside both.
+  const __m512i spaces = wide_constant(kWideConst.spaces);  // 0x20
+  const __m512i folded = _mm512_or_si512(v, spaces);
+  const __mmask64 letter =
+      _mm512_cmplt_epu8_mask(_mm512_add_epi8(folded, wide_constant(kWideConst.minus_lower)),
+                             wide_constant(kWideConst.letters));
   const __mmask64 digit = _mm512_cmplt_epu8_mask(
       _mm512_add_epi8(v, wide_constant(kWideConst.minus_digit)), wide_constant(kWideConst.digits));
-  const __mmask64 is_word = upper | lower | digit;
-  const __m512i spaces = wide_constant(kWideConst.spaces);
-  // An upper-case letter gains 0x20, a space's value; every other byte that is not a word byte
-  // becomes a space.
-  const __m512i lowered = _mm512_mask_add_epi8(v, upper, v, spaces);
+  const __mmask64 is_word = letter | digit;
   word = is_word;
   high = _mm512_movepi8_mask(v);
-  return _mm512_mask_mov_epi8(spaces, is_word, lowered);
+  // Every byte that is not a word byte becomes a space.
+  return _mm512_mask_mov_epi8(spaces, is_word, folded);
 }
 
 // Stores size + r for each set bit r of `ranks` (n of them, at most 32), in order, at out[0, n);
@@ -285,12 +288,6 @@ LUMINAMOON_VBMI2 inline unsigned wide_block(const std::uint8_t* p, const std::ui
   // First separators, kept as one space; none past the bytes decided.
   const std::uint64_t stops = ~word & before & _bzhi_u64(~std::uint64_t{0}, length);
   const std::uint64_t keep = word | stops;
-  if (!in_token && firsts != 0 && tokens != 0 && !spaced) {
-    // The last token ended on the code-point path, which leaves its space to the next token's
-    // start: this block's first token.
-    norm[size++] = ' ';
-    spaced = true;
-  }
   // One VPCOMPRESSB packs the block (64 bytes stored: the rest is slack past the normalised
   // text); PEXT gives the token starts' places among the kept bytes.
   _mm512_storeu_si512(norm + size, _mm512_maskz_compress_epi8(keep, lowered));
@@ -484,11 +481,12 @@ std::size_t Shingler::run(std::string_view document, ShingleSink sink, WordShing
 //    until the input is past that block.
 // A token may start in one path and end in the other (`in_token`). The tokens path and the
 // code-point path write the space between two tokens when the second one starts; the compact
-// path writes it where the first one ends (the first separator after it), which `spaced` records
-// so that the next token does not get a second one, and which is dropped again at the end when no
-// token followed. The hot state lives in locals, written back only around flush(): the byte stores
-// into the normalised text may alias any member, which would otherwise be reloaded after each of
-// them.
+// paths write it where the first one ends (the first separator after it), and so does the
+// code-point path between their blocks (a block never has to add a space before its first token);
+// `spaced` records it so that the next token does not get a second one, and it is dropped again
+// at the end when no token followed. The hot state lives in locals, written back only around
+// flush(): the byte stores into the normalised text may alias any member, which would otherwise be
+// reloaded after each of them.
 template <AsciiPath kPath>
 [[gnu::always_inline]] inline std::size_t Shingler::run_words(std::string_view document) {
   constexpr bool kBlocks = kPath != AsciiPath::kScalar;
@@ -523,7 +521,13 @@ template <AsciiPath kPath>
     push_start(size);
     in_token = true;
   };
-  const auto end_token = [&] { in_token = false; };
+  const auto end_token = [&] {
+    in_token = false;
+    if constexpr (kCompact) {
+      norm[size++] = ' ';
+      spaced = true;
+    }
+  };
   while (p < end) {
 #if defined(__SSE2__)
     if (kBlocks && p >= scalar_until) {
@@ -598,12 +602,6 @@ template <AsciiPath kPath>
         const std::uint64_t firsts = word & ~before;  // token starts
         const std::uint64_t stops = ~word & before;   // first separators: kept as one space
         const std::uint64_t keep = word | stops;
-        if (!in_token && firsts != 0 && tokens != 0 && !spaced) {
-          // The last token ended on the code-point path, which leaves its space to the next
-          // token's start: this block's first token.
-          norm[size++] = ' ';
-          spaced = true;
-        }
         std::size_t out = size;
         // Pack the kept bytes 8 at a time; base[j] is where byte group j's first kept byte goes.
         std::size_t base[8];
