@@ -76,6 +76,33 @@ inline std::size_t decode_multibyte(const std::uint8_t* p, const std::uint8_t* e
   return d.length;
 }
 
+// What mark_multibyte needs of a 2-byte character (U+0080..U+07FF, most of the multibyte text of
+// European languages), from code_point_flags and simple_lower once: one load, where those take
+// two dependent loads and, for a capital, a binary search.
+struct TwoByteChar {
+  std::uint8_t lower[2];  // the lowercase's encoding; the character's own when it has none
+  std::uint8_t flags;     // kWordFlag, and kLowerNotTwoBytes
+};
+constexpr std::uint8_t kLowerNotTwoBytes = 4;  // a word character whose lowercase is not 2 bytes
+
+const TwoByteChar* two_byte_chars() {
+  static const std::array<TwoByteChar, 0x800> table = [] {
+    std::array<TwoByteChar, 0x800> t{};
+    for (std::uint32_t cp = 0x80; cp < 0x800; ++cp) {
+      const std::uint8_t flags = code_point_flags(cp);
+      const std::uint32_t lower = (flags & kHasLowerFlag) != 0 ? simple_lower(cp) : cp;
+      std::uint8_t bytes[4] = {};
+      TwoByteChar& c = t[cp];
+      c.flags = flags & kWordFlag;
+      if (utf8_internal::encode(lower, bytes) != 2) c.flags |= kLowerNotTwoBytes;
+      c.lower[0] = bytes[0];
+      c.lower[1] = bytes[1];
+    }
+    return t;
+  }();
+  return table.data();
+}
+
 // Marks the multibyte sequences of a 64-byte block that is not pure ASCII, so that the block can
 // still be read at once: bits of `high` are its bytes >= 0x80. Each sequence is decoded as the
 // code-point path would decode it at that byte (against the document's `end`): a word character
@@ -87,6 +114,7 @@ inline std::size_t decode_multibyte(const std::uint8_t* p, const std::uint8_t* e
 // length (so the bytes would move).
 inline unsigned mark_multibyte(const std::uint8_t* block, const std::uint8_t* end,
                                std::uint64_t high, std::uint64_t& word, std::uint8_t* lowered) {
+  const TwoByteChar* const two_byte = two_byte_chars();
   std::uint64_t pending = high;
   std::uint64_t marked = 0;
   while (pending != 0) {
@@ -95,12 +123,19 @@ inline unsigned mark_multibyte(const std::uint8_t* block, const std::uint8_t* en
     std::size_t length = 0;
     const std::uint8_t b0 = block[i];
     // The common well-formed 2- and 3-byte sequences inline (the decoder's rules: table 3-7), the
-    // rest, errors included, by the decoder.
+    // rest, errors included, by the decoder. A 2-byte one is done here, from two_byte_chars().
     if (b0 >= 0xC2 && b0 <= 0xDF && i + 1 < 64 && (block[i + 1] & 0xC0U) == 0x80U) {
-      cp = ((b0 & 0x1FU) << 6) | (block[i + 1] & 0x3FU);
-      length = 2;
-    } else if (b0 >= 0xE1 && b0 <= 0xEC && i + 2 < 64 && (block[i + 1] & 0xC0U) == 0x80U &&
-               (block[i + 2] & 0xC0U) == 0x80U) {
+      const TwoByteChar& c = two_byte[((b0 & 0x1FU) << 6) | (block[i + 1] & 0x3FU)];
+      const std::uint64_t bits = std::uint64_t{3} << i;
+      pending &= ~bits;
+      if ((c.flags & kWordFlag) == 0) continue;
+      if ((c.flags & kLowerNotTwoBytes) != 0) return 0;
+      std::memcpy(lowered + i, c.lower, 2);
+      marked |= bits;
+      continue;
+    }
+    if (b0 >= 0xE1 && b0 <= 0xEC && i + 2 < 64 && (block[i + 1] & 0xC0U) == 0x80U &&
+        (block[i + 2] & 0xC0U) == 0x80U) {
       cp = ((b0 & 0x0FU) << 12) | ((block[i + 1] & 0x3FU) << 6) | (block[i + 2] & 0x3FU);
       length = 3;
     } else {
@@ -121,8 +156,10 @@ inline unsigned mark_multibyte(const std::uint8_t* block, const std::uint8_t* en
     if ((flags & kHasLowerFlag) != 0) {
       // `lowered` has 16 bytes past the block, so a longer encoding stays in bounds.
       if (utf8_internal::encode(simple_lower(cp), lowered + i) != length) return 0;
+    } else if (length == 3) {  // fixed sizes: a memcpy of `length` bytes would be a byte loop
+      std::memcpy(lowered + i, block + i, 3);
     } else {
-      std::memcpy(lowered + i, block + i, length);
+      std::memcpy(lowered + i, block + i, length == 4 ? 4 : 2);
     }
     marked |= bits;
   }

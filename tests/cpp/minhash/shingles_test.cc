@@ -210,6 +210,20 @@ TEST(ShinglerAsciiPath, DenseTokensAndCutSequencesMatchScalar) {
   expect_same_as_scalar(docs, {1U, 5U});
 }
 
+// Every 2-byte character (the block paths read them from a table of their own, shingles.cc
+// two_byte_chars), inside a word, alone and next to a capital, inside a block and across a
+// block's end.
+TEST(ShinglerAsciiPath, EveryTwoByteCharacterMatchesScalar) {
+  std::vector<std::string> docs;
+  for (std::uint32_t cp = 0x80; cp < 0x800; ++cp) {
+    const std::string c{static_cast<char>(0xC0 | (cp >> 6)), static_cast<char>(0x80 | (cp & 0x3F))};
+    for (const std::size_t offset : {std::size_t{3}, std::size_t{62}, std::size_t{63}}) {
+      docs.push_back(std::string(offset, 'x') + c + "Ab " + c + " Q" + c + c + "z");
+    }
+  }
+  expect_same_as_scalar(docs, {1U, 2U});
+}
+
 TEST(ShinglerAsciiPath, NormalisedTextHasSingleSpacesOnly) {
   for (const AsciiPath path : kAsciiPaths) {
     if (!ascii_path_supported(path)) continue;
