@@ -627,17 +627,25 @@ template <AsciiPath kPath>
         high |= std::uint64_t{static_cast<std::uint16_t>(_mm_movemask_epi8(v))} << (16 * k);
       }
       // Not pure ASCII: the multibyte sequences are decoded one by one into the masks, or, when
-      // that cannot be done, the block goes the code-point way.
-      if (high != 0 && mark_multibyte(block, block_end, high, word, lowered) != 64) {
-        scalar_until = p + 64;
-        continue;
+      // that cannot be done, the block goes the code-point way. The compact path reads a block
+      // that a sequence runs past up to that sequence, which the next block then starts with.
+      unsigned length = 64;
+      if (high != 0) {
+        length = mark_multibyte(block, block_end, high, word, lowered);
+        if (length == 0 || (!kCompact && length != 64)) {
+          scalar_until = p + 64;
+          continue;
+        }
       }
       if constexpr (kCompact) {
 #if defined(__x86_64__)
         // Bit i of `before` is set when the byte before block byte i is a word byte.
         const std::uint64_t before = (word << 1) | (in_token ? 1U : 0U);
         const std::uint64_t firsts = word & ~before;  // token starts
-        const std::uint64_t stops = ~word & before;   // first separators: kept as one space
+        // First separators, kept as one space; none past the bytes decided (`word` has no bits
+        // there, mark_multibyte).
+        const std::uint64_t stops =
+            ~word & before & (length == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << length) - 1);
         const std::uint64_t keep = word | stops;
         std::size_t out = size;
         // Pack the kept bytes 8 at a time; base[j] is where byte group j's first kept byte goes.
@@ -667,10 +675,9 @@ template <AsciiPath kPath>
         if (const std::uint64_t events = firsts | stops; events != 0) {
           spaced = ((stops >> (63 - std::countl_zero(events))) & 1U) != 0;
         }
-        const bool open = (word >> 63) != 0;
-        in_token = open;
+        in_token = ((word >> (length - 1)) & 1U) != 0;
         size = out;
-        p = last ? end : p + 64;
+        p = last ? end : p + length;
         continue;
 #endif
       } else {

@@ -36,11 +36,12 @@ using WordShingleSink = void (*)(void* context, const char* text, const std::siz
 //  * kCompress: kCompact with 64-byte registers: the masks from AVX-512 BW compares, the block
 //    packed by one VPCOMPRESSB, the token starts' places in it by one PEXT (the avx512 level on a
 //    CPU with AVX512_VBMI2 and BMI2: Ice Lake, Zen 4 and later).
-// Both block paths take word-character masks of the ASCII bytes from SSE2 compares; a block with
-// bytes >= 0x80 has its multibyte sequences decoded one by one into those masks (its lowercase
-// bytes in place), and goes the code-point way only when a sequence runs past the block or a
-// lowercase mapping changes a character's encoded length. The document's last bytes (fewer than
-// 64) are one block padded with spaces.
+// The block paths take word-character masks of the ASCII bytes from SSE2 compares (kCompress:
+// AVX-512 ones); a block with bytes >= 0x80 has its multibyte sequences decoded one by one into
+// those masks (its lowercase bytes in place), and goes the code-point way only when a lowercase
+// mapping changes a character's encoded length, or (kTokens) when a sequence runs past the block:
+// kCompact and kCompress then end that block before the sequence, and the next block starts with
+// it. The document's last bytes (fewer than 64) are one block padded with spaces.
 enum class AsciiPath { kScalar, kTokens, kCompact, kCompress };
 inline constexpr AsciiPath kAsciiPaths[] = {AsciiPath::kScalar, AsciiPath::kTokens,
                                             AsciiPath::kCompact, AsciiPath::kCompress};
