@@ -15,8 +15,7 @@
 //                                 by each path this CPU can run (internal/shingles.h,
 //                                 AsciiPath: scalar is the code-point-at-a-time reference)
 //   short_tokens/corpus/<path>    the tokenizer alone on those documents: word shingles go to a
-//                                 WordShingleSink that only reads their starts (no hashing but
-//                                 each document's last shingle)
+//                                 WordShingleSink that only reads their starts (nothing hashed)
 //   short_signatures/corpus       MinHasher::signatures (one thread) of those documents: the
 //                                 Python benchmark's short-document row without the binding
 //
@@ -180,8 +179,7 @@ void short_shingles(benchmark::State& state, luminamoon::data::minhash_internal:
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(docs.size()));
 }
 
-// The tokenizer alone: the word shingles arrive as starts (WordShingleSink) and are not hashed;
-// only each document's last shingle is (run() hashes that one itself).
+// The tokenizer alone: the word shingles arrive as starts (WordShingleSink) and are not hashed.
 void short_tokens(benchmark::State& state, luminamoon::data::minhash_internal::AsciiPath path) {
   const auto& docs = short_documents();
   if (docs.empty()) {

@@ -418,18 +418,19 @@ void Shingler::flush() {
 // Word shingle k (k < count) runs from token k's start to the space before token k + ngram:
 // tokens are always one space apart. `last_end`, when not kNoEnd, ends one more shingle, the
 // document's last (there is no next token to end it).
-void Shingler::hash_word_shingles(const std::size_t* starts, std::size_t count,
-                                  std::size_t last_end) {
+void Shingler::hash_word_shingles(std::size_t* starts, std::size_t count, std::size_t last_end) {
   const char* norm = norm_.data();
   const std::size_t ngram = ngram_;
   if (words_ != nullptr) {
+    if (last_end != kNoEnd) {
+      // The last shingle goes with the others (not in a kernel call of its own): it ends where
+      // a next token would, one space on, start. That slot is free: the starts buffer is never
+      // full after a push (run_words), and a document shorter than ngram tokens has fewer.
+      starts[count + ngram] = last_end + 1;
+      ++count;
+    }
     if (count != 0) words_(context_, norm, starts, count, ngram);
     shingles_ += count;
-    if (last_end != kNoEnd) {
-      chunk_[0] = shingle_hash(norm + starts[count], last_end - starts[count]);
-      sink_(context_, chunk_.data(), 1);
-      ++shingles_;
-    }
     return;
   }
   for (std::size_t k = 0; k < count; ++k) {

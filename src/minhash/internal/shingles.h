@@ -17,8 +17,10 @@ namespace luminamoon::data::minhash_internal {
 using ShingleSink = void (*)(void* context, const std::uint64_t* hashes, std::size_t count);
 // Optionally receives word shingles unhashed instead, as ranges of the normalised text: shingle
 // k < count is text[starts[k], starts[k + ngram] - 1). Its hashes are shingle_hash() of those
-// bytes (shingle_hash.h), what ShingleSink would have been given. The document's last shingle
-// (and the one shingle of a document shorter than ngram tokens) still goes to the ShingleSink.
+// bytes (shingle_hash.h), what ShingleSink would have been given; the sink gets every word
+// shingle, the document's last (starts[count - 1 + ngram] is then one past the text's end, the
+// start of a token that would follow) and the one shingle of a document shorter than ngram tokens
+// included.
 using WordShingleSink = void (*)(void* context, const char* text, const std::size_t* starts,
                                  std::size_t count, std::size_t ngram);
 
@@ -98,7 +100,7 @@ class Shingler {
   void emit(std::size_t begin);
   void flush();
   static constexpr std::size_t kNoEnd = ~std::size_t{0};
-  void hash_word_shingles(const std::size_t* starts, std::size_t count, std::size_t last_end);
+  void hash_word_shingles(std::size_t* starts, std::size_t count, std::size_t last_end);
 
   ShingleKind kind_;
   std::uint32_t ngram_;
