@@ -85,7 +85,7 @@ struct TwoByteChar {
 };
 constexpr std::uint8_t kLowerNotTwoBytes = 4;  // a word character whose lowercase is not 2 bytes
 
-const TwoByteChar* two_byte_chars() {
+inline const TwoByteChar* two_byte_chars() {
   static const std::array<TwoByteChar, 0x800> table = [] {
     std::array<TwoByteChar, 0x800> t{};
     for (std::uint32_t cp = 0x80; cp < 0x800; ++cp) {
