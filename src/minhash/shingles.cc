@@ -104,20 +104,22 @@ inline const TwoByteChar* two_byte_chars() {
 }
 
 // Marks the multibyte sequences of a 64-byte block that is not pure ASCII, so that the block can
-// still be read at once: bits of `high` are its bytes >= 0x80. Each sequence is decoded as the
-// code-point path would decode it at that byte (against the document's `end`): a word character
-// sets its bytes in `word` and leaves its lowercase encoding at the same place in `lowered`; a
-// non-word character or an invalid byte stays a separator. Returns how many of the block's bytes
+// still be read at once: bits of `leads` are its bytes >= 0xC0, the only ones a sequence starts
+// with (a continuation byte 0x80-0xBF that no valid sequence takes is a separator, as on the
+// code-point path: there is nothing to mark for it; and the loop carries only a bit clear from one
+// lead to the next). Each sequence is decoded as the code-point path would decode it at that byte
+// (against the document's `end`): a word character sets its bytes in `word` and leaves its
+// lowercase encoding at the same place in `lowered`; a non-word character or an invalid lead
+// stays a separator. Returns how many of the block's bytes
 // are decided: 64; or i < 64 when a valid sequence starting at byte i runs past the block (bytes
 // from i on are left to the next block, their bits unchanged); or 0, with nothing to keep, when
 // the block has to go the code-point way after all: a lowercase mapping changes the encoded
 // length (so the bytes would move).
 inline unsigned mark_multibyte(const std::uint8_t* block, const std::uint8_t* end,
-                               std::uint64_t high, std::uint64_t& word, std::uint8_t* lowered) {
+                               std::uint64_t leads, std::uint64_t& word, std::uint8_t* lowered) {
   const TwoByteChar* const two_byte = two_byte_chars();
-  std::uint64_t pending = high;
   std::uint64_t marked = 0;
-  while (pending != 0) {
+  for (std::uint64_t pending = leads; pending != 0; pending &= pending - 1) {
     const auto i = static_cast<unsigned>(std::countr_zero(pending));
     std::uint32_t cp = 0;
     std::size_t length = 0;
@@ -126,12 +128,10 @@ inline unsigned mark_multibyte(const std::uint8_t* block, const std::uint8_t* en
     // rest, errors included, by the decoder. A 2-byte one is done here, from two_byte_chars().
     if (b0 >= 0xC2 && b0 <= 0xDF && i + 1 < 64 && (block[i + 1] & 0xC0U) == 0x80U) {
       const TwoByteChar& c = two_byte[((b0 & 0x1FU) << 6) | (block[i + 1] & 0x3FU)];
-      const std::uint64_t bits = std::uint64_t{3} << i;
-      pending &= ~bits;
       if ((c.flags & kWordFlag) == 0) continue;
       if ((c.flags & kLowerNotTwoBytes) != 0) return 0;
       std::memcpy(lowered + i, c.lower, 2);
-      marked |= bits;
+      marked |= std::uint64_t{3} << i;
       continue;
     }
     if (b0 >= 0xE1 && b0 <= 0xEC && i + 2 < 64 && (block[i + 1] & 0xC0U) == 0x80U &&
@@ -141,16 +141,12 @@ inline unsigned mark_multibyte(const std::uint8_t* block, const std::uint8_t* en
     } else {
       length = decode_multibyte(block + i, end, cp);
     }
-    if (length == 0) {  // not valid UTF-8 here: one separator byte, as on the code-point path
-      pending &= pending - 1;
-      continue;
-    }
+    if (length == 0) continue;  // not valid UTF-8 here: a separator, as on the code-point path
     if (i + length > 64) {
       word |= marked;
       return i;
     }
     const std::uint64_t bits = ((std::uint64_t{1} << length) - 1) << i;
-    pending &= ~bits;
     const std::uint8_t flags = code_point_flags(cp);
     if ((flags & kWordFlag) == 0) continue;
     if ((flags & kHasLowerFlag) != 0) {
@@ -166,6 +162,20 @@ inline unsigned mark_multibyte(const std::uint8_t* block, const std::uint8_t* en
   word |= marked;
   return 64;
 }
+
+#if defined(__SSE2__)
+// Bits of a 64-byte block's bytes >= 0xC0 (mark_multibyte's `leads`), for the SSE2 block paths.
+inline std::uint64_t lead_bytes(const std::uint8_t* block) {
+  std::uint64_t leads = 0;
+  for (int k = 0; k < 4; ++k) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 16 * k));
+    const __m128i top = _mm_and_si128(v, _mm_set1_epi8(static_cast<char>(0xC0)));
+    const __m128i lead = _mm_cmpeq_epi8(top, _mm_set1_epi8(static_cast<char>(0xC0)));
+    leads |= std::uint64_t{static_cast<std::uint16_t>(_mm_movemask_epi8(lead))} << (16 * k);
+  }
+  return leads;
+}
+#endif
 
 // The compact path's table: for each mask of 8 bytes, the PSHUFB indices that move the kept bytes
 // (set bits, in order) to the front, and how many there are.
@@ -206,6 +216,7 @@ struct alignas(64) WideConstants {
   std::uint8_t iota[64];                             // 0, 1, ..., 63
   std::uint8_t minus_lower[64], minus_digit[64];     // -'a', -'0'
   std::uint8_t letters[64], digits[64], spaces[64];  // 26, 10, ' '
+  std::uint8_t leads[64];                            // 0xC0
 };
 
 constexpr WideConstants make_wide_constants() {
@@ -217,6 +228,7 @@ constexpr WideConstants make_wide_constants() {
     c.letters[i] = 26;
     c.digits[i] = 10;
     c.spaces[i] = ' ';
+    c.leads[i] = 0xC0;
   }
   return c;
 }
@@ -314,7 +326,8 @@ LUMINAMOON_VBMI2 inline unsigned wide_block(const std::uint8_t* p, const std::ui
     }
     _mm512_store_si512(lowered_bytes, lowered);
     std::uint64_t marked = word;
-    length = mark_multibyte(block, block_end, high, marked, lowered_bytes);
+    const std::uint64_t leads = _mm512_cmpge_epu8_mask(v, wide_constant(kWideConst.leads));
+    length = mark_multibyte(block, block_end, leads, marked, lowered_bytes);
     if (length == 0) return 0;
     // The bytes from `length` on (a sequence's, all >= 0x80) have no bit in `marked`.
     word = marked;
@@ -632,7 +645,7 @@ template <AsciiPath kPath>
       // that a sequence runs past up to that sequence, which the next block then starts with.
       unsigned length = 64;
       if (high != 0) {
-        length = mark_multibyte(block, block_end, high, word, lowered);
+        length = mark_multibyte(block, block_end, lead_bytes(block), word, lowered);
         if (length == 0 || (!kCompact && length != 64)) {
           scalar_until = p + 64;
           continue;
