@@ -294,48 +294,16 @@ LUMINAMOON_VBMI2 inline void wide_starts(std::size_t* out, std::size_t size, std
   }
 }
 
-// One block of the compress path (AsciiPath::kCompress): the compact path's steps (run_words)
-// with 64-byte registers, the block kept in registers unless it has bytes >= 0x80. Reads the
-// block at p (the document's last bytes when fewer than 64 are left, then spaces), appends its
-// kept bytes to norm at `size` and its token starts to `starts` at `held` (which has room for
-// 32), and carries the state from block to block. Returns how many bytes it read: 64 (or all
-// that were left); fewer when a multibyte sequence runs past the block, which then ends before
-// it (the next block starts there: no detour through the code-point path); 0, having changed
-// nothing, when the block has to go the code-point way (mark_multibyte).
-LUMINAMOON_VBMI2 inline unsigned wide_block(const std::uint8_t* p, const std::uint8_t* end,
-                                            std::uint8_t* norm, std::size_t* starts,
-                                            std::size_t& size, std::size_t& held,
-                                            std::size_t& tokens, bool& in_token, bool& spaced) {
-  const auto left = static_cast<std::size_t>(end - p);
-  const __m512i v = wide_load(p, left);
-  std::uint64_t word = 0;
-  std::uint64_t high = 0;
-  __m512i lowered = wide_masks(v, word, high);
-  unsigned length = 64;  // the bytes of the block decided here
-  if (high != 0) [[unlikely]] {
-    // mark_multibyte reads the block and writes its lowercase bytes in memory; the last block
-    // is read from a copy that ends the document there, as on the other block paths.
-    alignas(64) std::uint8_t bytes[64];
-    alignas(64) std::uint8_t lowered_bytes[64 + 16];
-    const std::uint8_t* block = p;
-    const std::uint8_t* block_end = end;
-    if (left < 64) {
-      _mm512_store_si512(bytes, v);
-      block = bytes;
-      block_end = bytes + 64;
-    }
-    _mm512_store_si512(lowered_bytes, lowered);
-    std::uint64_t marked = word;
-    const std::uint64_t leads = _mm512_cmpge_epu8_mask(v, wide_constant(kWideConst.leads));
-    length = mark_multibyte(block, block_end, leads, marked, lowered_bytes);
-    if (length == 0) return 0;
-    // The bytes from `length` on (a sequence's, all >= 0x80) have no bit in `marked`.
-    word = marked;
-    lowered = _mm512_load_si512(lowered_bytes);
-  }
+// Appends the first `length` bytes of a block of the compress path: its kept bytes (`lowered`,
+// as `word` marks the word bytes) to norm at `size`, its token starts to `starts` at `held`, and
+// carries the state to the next block. Inlined twice: with length 64, the common case, whose
+// masks then need no trimming, and with a block cut before a multibyte sequence.
+[[gnu::always_inline]] LUMINAMOON_VBMI2 inline void wide_append(
+    __m512i lowered, std::uint64_t word, unsigned length, std::uint8_t* norm, std::size_t* starts,
+    std::size_t& size, std::size_t& held, std::size_t& tokens, bool& in_token, bool& spaced) {
   const std::uint64_t before = (word << 1) | (in_token ? 1U : 0U);
   const std::uint64_t firsts = word & ~before;  // token starts
-  // First separators, kept as one space; none past the bytes decided.
+  // First separators, kept as one space; none past the bytes decided (`word` has no bits there).
   const std::uint64_t stops = ~word & before & _bzhi_u64(~std::uint64_t{0}, length);
   const std::uint64_t keep = word | stops;
   // One VPCOMPRESSB packs the block (64 bytes stored: the rest is slack past the normalised
@@ -352,7 +320,49 @@ LUMINAMOON_VBMI2 inline unsigned wide_block(const std::uint8_t* p, const std::ui
   }
   in_token = ((word >> (length - 1)) & 1U) != 0;
   size += static_cast<std::size_t>(std::popcount(keep));
-  return length;
+}
+
+// One block of the compress path (AsciiPath::kCompress): the compact path's steps (run_words)
+// with 64-byte registers, the block kept in registers unless it has bytes >= 0x80. Reads the
+// block at p (the document's last bytes when fewer than 64 are left, then spaces), appends its
+// kept bytes to norm at `size` and its token starts to `starts` at `held` (which has room for
+// 32), and carries the state from block to block. Returns how many bytes it read: 64 (or all
+// that were left); fewer when a multibyte sequence runs past the block, which then ends before
+// it (the next block starts there: no detour through the code-point path); 0, having changed
+// nothing, when the block has to go the code-point way (mark_multibyte).
+LUMINAMOON_VBMI2 inline unsigned wide_block(const std::uint8_t* p, const std::uint8_t* end,
+                                            std::uint8_t* norm, std::size_t* starts,
+                                            std::size_t& size, std::size_t& held,
+                                            std::size_t& tokens, bool& in_token, bool& spaced) {
+  const auto left = static_cast<std::size_t>(end - p);
+  const __m512i v = wide_load(p, left);
+  std::uint64_t word = 0;
+  std::uint64_t high = 0;
+  const __m512i lowered = wide_masks(v, word, high);
+  if (high != 0) [[unlikely]] {
+    // mark_multibyte reads the block and writes its lowercase bytes in memory; the last block
+    // is read from a copy that ends the document there, as on the other block paths.
+    alignas(64) std::uint8_t bytes[64];
+    alignas(64) std::uint8_t lowered_bytes[64 + 16];
+    const std::uint8_t* block = p;
+    const std::uint8_t* block_end = end;
+    if (left < 64) {
+      _mm512_store_si512(bytes, v);
+      block = bytes;
+      block_end = bytes + 64;
+    }
+    _mm512_store_si512(lowered_bytes, lowered);
+    std::uint64_t marked = word;
+    const std::uint64_t leads = _mm512_cmpge_epu8_mask(v, wide_constant(kWideConst.leads));
+    const unsigned length = mark_multibyte(block, block_end, leads, marked, lowered_bytes);
+    if (length != 0) {
+      wide_append(_mm512_load_si512(lowered_bytes), marked, length, norm, starts, size, held,
+                  tokens, in_token, spaced);
+    }
+    return length;
+  }
+  wide_append(lowered, word, 64, norm, starts, size, held, tokens, in_token, spaced);
+  return 64;
 }
 
 // Whether this CPU has the compress path's extensions beyond the avx512 level.
