@@ -18,11 +18,13 @@
 //                                 WordShingleSink that only reads their starts (nothing hashed)
 //   short_signatures/corpus       MinHasher::signatures (one thread) of those documents: the
 //                                 Python benchmark's short-document row without the binding
+//   short_kernel/corpus           the active kernel's fused hash-and-update alone on those
+//                                 documents' word 5-grams (tokenized untimed), items = shingles
 //
 // The short documents (~1.2 KB) come from the JSONL shards LUMINAMOON_BENCH_REAL names (e.g.
 // 'bench/out/real/real-*.jsonl', written by bench/real_corpus.py), cut at blank lines into pieces
 // of at most 1,200 bytes and at least 400, as bench/bench_real_hashing.py cuts them; without the
-// variable these two are skipped.
+// variable these are skipped.
 //
 // Text: "real" is /usr/share/common-licenses/* (the licence texts every Debian machine has) when
 // readable, concatenated; "synthetic" is seeded English-like prose (so the benchmark runs
@@ -226,6 +228,59 @@ void short_signatures(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(docs.size()));
 }
 
+// The fused hash-and-update kernel alone on the short documents' word 5-grams (tokenized once,
+// untimed): shingle lengths vary as on real text, where in the 512-shingle rows above the branch
+// predictor learns the lengths of the same shingles repeated. Items are shingles.
+struct TokenizedDocument {
+  std::string text;                 // the normalised text
+  std::vector<std::size_t> starts;  // the kernel's starts (count + ngram of them)
+  std::size_t count = 0;
+};
+
+void short_kernel(benchmark::State& state) {
+  const auto& docs = short_documents();
+  if (docs.empty()) {
+    state.SkipWithError("set LUMINAMOON_BENCH_REAL to JSONL shards (bench/real_corpus.py)");
+    return;
+  }
+  namespace mi = luminamoon::data::minhash_internal;
+  mi::Shingler shingler(ShingleKind::kWord, 5);
+  std::vector<TokenizedDocument> tokenized;
+  std::size_t shingles = 0;
+  for (const auto& d : docs) {
+    TokenizedDocument t;
+    shingler.run(
+        d, [](void*, const std::uint64_t*, std::size_t) {},
+        [](void* context, const char*, const std::size_t* starts, std::size_t count,
+           std::size_t ngram) {
+          auto* doc = static_cast<TokenizedDocument*>(context);
+          // A ~1.2 KB document is one chunk (Shingler::kChunk shingles) at most.
+          doc->starts.assign(starts, starts + count + ngram);
+          doc->count = count;
+        },
+        &t);
+    t.text = std::string(shingler.normalized()) + std::string(64, ' ');
+    shingles += t.count;
+    tokenized.push_back(std::move(t));
+  }
+  const auto& kernel = mi::active_minhash_kernel();
+  std::mt19937_64 rng(3);
+  std::vector<std::uint64_t> a(64);
+  std::vector<std::uint64_t> b(64);
+  for (auto& x : a) x = rng() | 1U;
+  for (auto& x : b) x = rng();
+  std::vector<std::uint32_t> mins(64);
+  for (auto _ : state) {
+    for (const auto& t : tokenized) {
+      std::fill(mins.begin(), mins.end(), 0xFFFFFFFFU);
+      kernel.update_words(t.text.data(), t.starts.data(), t.count, 5, a.data(), b.data(),
+                          mins.data(), 64);
+      benchmark::DoNotOptimize(mins.data());
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(shingles));
+}
+
 void minhash_update(benchmark::State& state, Isa isa) {
   const auto& kernel = luminamoon::data::minhash_internal::minhash_kernel_for(isa);
   std::mt19937_64 rng(3);
@@ -354,6 +409,7 @@ int main(int argc, char** argv) {
     }
   }
   benchmark::RegisterBenchmark("short_signatures/corpus", short_signatures);
+  benchmark::RegisterBenchmark("short_kernel/corpus", short_kernel);
   const bool have_real = !real_text().empty();
   for (const bool real : {true, false}) {
     if (real && !have_real) continue;
