@@ -204,10 +204,12 @@ std::uint64_t word_poly_hash(std::string_view word, const std::uint64_t* pow) {
 // (class4[i]: where the 4-gram at i first occurs, see gopher_repetition_metrics): the 4-grams at
 // a, a + 4 (n > 8) and a + n - 4 cover the n words. Equal words are equal bytes, so a true answer
 // needs no byte comparison; a false one does (different words can join to the same characters).
+// Null when the 4-gram pass was skipped (a filter's bound): every answer is then false, and
+// the bytes decide.
 struct SameWords {
   const std::uint32_t* class4;
   bool operator()(std::size_t a, std::size_t b, std::size_t n) const {
-    return class4[a] == class4[b] && class4[a + n - 4] == class4[b + n - 4] &&
+    return class4 != nullptr && class4[a] == class4[b] && class4[a + n - 4] == class4[b + n - 4] &&
            (n <= 8 || class4[a + 4] == class4[b + 4]);
   }
 };
@@ -294,9 +296,12 @@ class TwinFilter {
 };
 
 // live[i] = 0 when no 5..10-gram at i can equal another one: equal n-grams (n >= 5) at i and j
-// mean that the bytes of `joined` from word j on start with the 5-gram at i. Positions are
-// bucketed by their first 8 bytes of `joined`; a 5-gram of 8+ bytes is looked for only at the
-// other starts of its bucket. Other positions stay live (checked in full, as datatrove does).
+// mean that the bytes of `joined` from word j on start with the 5-gram at i (j is a partner of
+// i). Positions are bucketed by their first 8 bytes of `joined`; a 5-gram of 8+ bytes is looked
+// for only at the other starts of its bucket. Other positions stay live (checked in full, as
+// datatrove does). live[i] = 1 when every partner of i comes after it: an n-gram pass can then
+// only store i, never count it (it counts a position whose n-gram a stored, earlier one has).
+// 2 or 3: a partner before i, or not known (a 5-gram under 8 bytes, a bucket not searched).
 // `joined` has 16 bytes of slack after its `size` bytes, so bytes 8..16 can be read from any
 // position (window_high); slack bytes are never compared.
 //
@@ -312,7 +317,7 @@ void live_positions(ProbeTable& table, std::size_t w, std::size_t size, const Sa
                     Document::Scratch& s) {
   const char* all = s.joined.data();
   const std::vector<std::size_t>& offsets = s.offsets;
-  s.live.assign(w, 1);
+  s.live.assign(w, 2);
   if (w < 5) return;
   grow(s.window, w);
   grow(s.window_high, w);
@@ -379,7 +384,8 @@ void live_positions(ProbeTable& table, std::size_t w, std::size_t size, const Sa
   // compared with the bucket's other members.
   const std::size_t checked = std::min(windows, w - 4);
   for (std::size_t i = 0; i < checked; ++i) {
-    s.live[i] = static_cast<std::uint8_t>(offsets[i + 5] - offsets[i] < 8);
+    s.live[i] =
+        static_cast<std::uint8_t>(2 * static_cast<unsigned>(offsets[i + 5] - offsets[i] < 8));
   }
   while (candidates > 0 && bucketed[candidates - 1] >= checked) --candidates;
   std::vector<std::uint32_t>& compare = s.compare;
@@ -393,35 +399,49 @@ void live_positions(ProbeTable& table, std::size_t w, std::size_t size, const Sa
     const unsigned twin = static_cast<unsigned>(gram < 16) | first16.twice(slot16(i));
     const auto alone = static_cast<unsigned>(members == 1);
     const auto compared = static_cast<unsigned>(members - 2 <= kMaxCompared - 2);  // 2..max
-    s.live[i] = static_cast<std::uint8_t>(1 ^ (long_gram & (alone | (twin ^ 1))));
+    s.live[i] = static_cast<std::uint8_t>(2 * (1 ^ (long_gram & (alone | (twin ^ 1)))));
     compare[listed] = i;
     listed += long_gram & twin & compared;
   }
-  // Partners are found in pairs where they can be: when j, later in the list, matches the
-  // 5-gram at i and its own 5-gram is no longer, i matches j's, so j is marked (2) and skips its
-  // search.
+  // The earlier members of i's bucket are searched first (chain[i] on), then the later ones
+  // (from the bucket's last down to i): a partner before i makes i live with an earlier partner
+  // (2), a partner after it only live (1). Partners are found in pairs where they can be: when
+  // j, later than i, matches the 5-gram at i and its own 5-gram is no longer, i matches j's, so
+  // j has an earlier partner: it is marked (3) and skips its search.
   for (std::size_t k = 0; k < listed; ++k) {
     const std::uint32_t i = compare[k];
-    if (s.live[i] == 2) continue;
+    if (s.live[i] == 3) continue;
     const std::size_t gram = offsets[i + 5] - offsets[i];
     const std::uint64_t high = s.window_high[i];
     // Bytes 8..gram of the 5-gram (the first 8 are the bucket's): for gram <= 16 only the low
     // gram - 8 bytes of window_high count.
     const std::uint64_t mask = gram >= 16 ? ~std::uint64_t{0} : kLowMask[gram - 8];
-    std::uint32_t found = kNone;
-    for (std::uint32_t j = s.bucket_last[s.bucket[i]]; j != kNone; j = s.chain[j]) {
-      if (j != i && offsets[j] + gram <= size && ((s.window_high[j] ^ high) & mask) == 0 &&
-          (gram <= 16 || (j + 5 <= w && same_words(i, j, 5)) ||
-           std::memcmp(all + offsets[i] + 16, all + offsets[j] + 16, gram - 16) == 0)) {
-        found = j;
+    auto partner = [&](std::uint32_t j) {
+      return offsets[j] + gram <= size && ((s.window_high[j] ^ high) & mask) == 0 &&
+             (gram <= 16 || (j + 5 <= w && same_words(i, j, 5)) ||
+              std::memcmp(all + offsets[i] + 16, all + offsets[j] + 16, gram - 16) == 0);
+    };
+    std::uint8_t live = 0;
+    for (std::uint32_t j = s.chain[i]; j != kNone; j = s.chain[j]) {
+      if (partner(j)) {
+        live = 2;
         break;
       }
     }
-    s.live[i] = found != kNone ? 1 : 0;
-    if (found != kNone && found > i && found < checked &&
-        offsets[found + 5] - offsets[found] <= gram) {
-      s.live[found] = 2;
+    if (live == 0) {
+      std::uint32_t found = kNone;
+      for (std::uint32_t j = s.bucket_last[s.bucket[i]]; j != i; j = s.chain[j]) {
+        if (partner(j)) {
+          found = j;
+          break;
+        }
+      }
+      if (found != kNone) {
+        live = 1;
+        if (found < checked && offsets[found + 5] - offsets[found] <= gram) s.live[found] = 3;
+      }
     }
+    s.live[i] = live;
   }
 }
 
@@ -429,7 +449,8 @@ void live_positions(ProbeTable& table, std::size_t w, std::size_t size, const Sa
 // word splits of the same characters are the same n-gram), n words skipped after a repeat.
 void dup_ngram_char_ratios(ProbeTable& table, std::string_view text,
                            const std::vector<std::string_view>& words, const SameWords& same_words,
-                           std::size_t chars, Document::Scratch& s, Metrics& out, StopAfter stop) {
+                           std::size_t chars, Document::Scratch& s, Metrics& out, StopAfter stop,
+                           const NgramPassesAt* passes_at) {
   const std::size_t w = words.size();
   // `joined`, its word offsets and the polynomial prefix hashes (a word's own hash is computed
   // at its first occurrence and reused: first_of still holds the word interning here).
@@ -443,13 +464,12 @@ void dup_ngram_char_ratios(ProbeTable& table, std::string_view text,
   grow(s.prefix_hash, w + 1);
   s.prefix_hash[0] = 0;
   grow(s.word_hash, w);
-  const std::uint64_t* pow = powers();
   const char* text_end = text.data() + text.size();
   char* out_bytes = s.joined.data();
   // The first occurrences are listed (without branches: which words are new is a coin toss to a
   // branch predictor) and hashed after the copy.
-  std::vector<std::uint32_t>& firsts = s.live_list;  // (free until live_positions)
-  firsts.resize(w);
+  std::vector<std::uint32_t>& firsts = s.firsts;
+  grow(firsts, w);
   std::size_t distinct = 0;
   for (std::size_t i = 0; i < w; ++i) {
     const std::string_view word = words[i];
@@ -463,54 +483,6 @@ void dup_ngram_char_ratios(ProbeTable& table, std::string_view text,
       std::memcpy(out_bytes + s.offsets[i], word.data(), word.size());
     }
   }
-  // Hashed in order of length (a counting sort; lengths above 16 together), so that the hash
-  // loop's trip count repeats from word to word and its exit is predicted.
-  constexpr std::size_t kLengthClasses = 18;
-  std::array<std::size_t, kLengthClasses + 1> class_start{};
-  auto length_class = [&](std::uint32_t i) {
-    return std::min<std::size_t>(words[i].size(), kLengthClasses - 1);
-  };
-  for (std::size_t k = 0; k < distinct; ++k) ++class_start[length_class(firsts[k]) + 1];
-  for (std::size_t c = 1; c <= kLengthClasses; ++c) class_start[c] += class_start[c - 1];
-  grow(s.by_length, distinct);
-  for (std::size_t k = 0; k < distinct; ++k) {
-    const std::uint32_t i = firsts[k];
-    s.by_length[class_start[length_class(i)]++] = i;
-  }
-  for (std::size_t k = 0; k < distinct; ++k) {
-    const std::uint32_t i = s.by_length[k];
-    s.word_hash[i] = word_poly_hash(words[i], pow);
-  }
-  // The prefix hashes, a chain of dependent multiplications, in a loop of their own (no branch
-  // to mispredict). The running value is kept below 2^62 but not reduced (mul_add_folded): the
-  // reduction of each stored value is off the chain. The chain takes two words per step,
-  // P(i + 2) = P(i) B^(len_i + len_i+1) + (h_i B^len_i+1 + h_i+1), so only one multiplication
-  // in two waits for the one before; P(i + 1) is computed beside it (the same values).
-  {
-    auto reduced = [](std::uint64_t v) { return v >= kMersenne61 ? v - kMersenne61 : v; };
-    const std::size_t* offsets = s.offsets.data();
-    const std::uint32_t* first_of = s.first_of.data();
-    const std::uint64_t* word_hash = s.word_hash.data();
-    std::uint64_t* prefix_hash = s.prefix_hash.data();
-    std::uint64_t running = 0;
-    std::size_t i = 0;
-    for (; i + 2 <= w; i += 2) {
-      const std::size_t first_length = offsets[i + 1] - offsets[i];
-      const std::size_t second_length = offsets[i + 2] - offsets[i + 1];
-      const std::uint64_t first_hash = word_hash[first_of[i]];
-      const std::uint64_t pair =
-          mul_add_folded(first_hash, base_power(pow, second_length), word_hash[first_of[i + 1]]);
-      prefix_hash[i + 1] =
-          reduced(mul_add_folded(running, base_power(pow, first_length), first_hash));
-      running = mul_add_folded(running, base_power(pow, first_length + second_length), pair);
-      prefix_hash[i + 2] = reduced(running);
-    }
-    for (; i < w; ++i) {
-      running = mul_add_folded(running, base_power(pow, offsets[i + 1] - offsets[i]),
-                               word_hash[first_of[i]]);
-      prefix_hash[i + 1] = reduced(running);
-    }
-  }
   const std::size_t size = s.offsets[w];
   live_positions(table, w, size, same_words, s);
   s.live_list.resize(w);
@@ -520,11 +492,96 @@ void dup_ngram_char_ratios(ProbeTable& table, std::string_view text,
     live += static_cast<std::size_t>(s.live[i] != 0);
   }
   s.live_list.resize(live);
+
+  // A filter that only asks whether a ratio passes its threshold skips the passes that cannot
+  // fail it. A pass counts only positions with an earlier partner (live 2 or 3: a partner
+  // before them, or not known), and the n-grams it counts do not overlap (n words are skipped
+  // after each), so its count is at most the code points of the union of the n-word spans at
+  // those positions (a quarter of the real corpus's documents skip all six passes this way, and
+  // then the polynomial hashes too).
+  std::array<bool, 6> skip{};
+  bool hashes_needed = true;
+  if (passes_at != nullptr && chars != 0) {
+    std::array<std::size_t, 6> bound{};
+    std::array<std::size_t, 6> covered{};  // where the union's spans end so far
+    const std::size_t* prefix_chars = s.prefix_chars.data();
+    for (const std::uint32_t i : s.live_list) {
+      if (s.live[i] < 2) continue;
+      for (std::size_t n = 5; n <= 10 && i + n <= w; ++n) {
+        const std::size_t from = std::max<std::size_t>(i, covered[n - 5]);
+        bound[n - 5] += prefix_chars[i + n] - prefix_chars[from];
+        covered[n - 5] = i + n;
+      }
+    }
+    hashes_needed = false;
+    for (std::size_t n = 5; n <= 10; ++n) {
+      skip[n - 5] = ratio(bound[n - 5], chars) <= (*passes_at)[n - 2];
+      if (skip[n - 5])
+        out[static_cast<Metric>(kGopherDup5gramCharRatio + (n - 5))] = ratio(bound[n - 5], chars);
+      hashes_needed = hashes_needed || (!skip[n - 5] && w >= n);
+    }
+  }
+  const std::uint64_t* pow = powers();
+  if (hashes_needed) {
+    // Hashed in order of length (a counting sort; lengths above 16 together), so that the hash
+    // loop's trip count repeats from word to word and its exit is predicted.
+    constexpr std::size_t kLengthClasses = 18;
+    std::array<std::size_t, kLengthClasses + 1> class_start{};
+    auto length_class = [&](std::uint32_t i) {
+      return std::min<std::size_t>(words[i].size(), kLengthClasses - 1);
+    };
+    for (std::size_t k = 0; k < distinct; ++k) ++class_start[length_class(firsts[k]) + 1];
+    for (std::size_t c = 1; c <= kLengthClasses; ++c) class_start[c] += class_start[c - 1];
+    grow(s.by_length, distinct);
+    for (std::size_t k = 0; k < distinct; ++k) {
+      const std::uint32_t i = firsts[k];
+      s.by_length[class_start[length_class(i)]++] = i;
+    }
+    for (std::size_t k = 0; k < distinct; ++k) {
+      const std::uint32_t i = s.by_length[k];
+      s.word_hash[i] = word_poly_hash(words[i], pow);
+    }
+    // The prefix hashes, a chain of dependent multiplications, in a loop of their own (no branch
+    // to mispredict). The running value is kept below 2^62 but not reduced (mul_add_folded): the
+    // reduction of each stored value is off the chain. The chain takes two words per step,
+    // P(i + 2) = P(i) B^(len_i + len_i+1) + (h_i B^len_i+1 + h_i+1), so only one multiplication
+    // in two waits for the one before; P(i + 1) is computed beside it (the same values).
+    {
+      auto reduced = [](std::uint64_t v) { return v >= kMersenne61 ? v - kMersenne61 : v; };
+      const std::size_t* offsets = s.offsets.data();
+      const std::uint32_t* first_of = s.first_of.data();
+      const std::uint64_t* word_hash = s.word_hash.data();
+      std::uint64_t* prefix_hash = s.prefix_hash.data();
+      std::uint64_t running = 0;
+      std::size_t i = 0;
+      for (; i + 2 <= w; i += 2) {
+        const std::size_t first_length = offsets[i + 1] - offsets[i];
+        const std::size_t second_length = offsets[i + 2] - offsets[i + 1];
+        const std::uint64_t first_hash = word_hash[first_of[i]];
+        const std::uint64_t pair =
+            mul_add_folded(first_hash, base_power(pow, second_length), word_hash[first_of[i + 1]]);
+        prefix_hash[i + 1] =
+            reduced(mul_add_folded(running, base_power(pow, first_length), first_hash));
+        running = mul_add_folded(running, base_power(pow, first_length + second_length), pair);
+        prefix_hash[i + 2] = reduced(running);
+      }
+      for (; i < w; ++i) {
+        running = mul_add_folded(running, base_power(pow, offsets[i + 1] - offsets[i]),
+                                 word_hash[first_of[i]]);
+        prefix_hash[i + 1] = reduced(running);
+      }
+    }
+  }
   const std::string_view all(s.joined.data(), size);
   const std::vector<std::size_t>& offsets = s.offsets;
   const std::vector<std::uint64_t>& prefix = s.prefix_hash;
 
   for (std::size_t n = 5; n <= 10; ++n) {
+    const auto metric = static_cast<Metric>(kGopherDup5gramCharRatio + (n - 5));
+    if (skip[n - 5]) {  // (the bound is in `out`)
+      if (stop != nullptr && (*stop)(metric)) return;
+      continue;
+    }
     std::size_t repeated = 0;
     if (w >= n) {
       table.reset(s.live_list.size());
@@ -552,7 +609,6 @@ void dup_ngram_char_ratios(ProbeTable& table, std::string_view text,
         }
       }
     }
-    const auto metric = static_cast<Metric>(kGopherDup5gramCharRatio + (n - 5));
     out[metric] = ratio(repeated, chars);
     if (stop != nullptr && (*stop)(metric)) return;
   }
@@ -560,7 +616,8 @@ void dup_ngram_char_ratios(ProbeTable& table, std::string_view text,
 
 }  // namespace
 
-void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
+void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop,
+                               const NgramPassesAt* ngram_passes_at) {
   auto stop_after = [&](Metric last) { return stop != nullptr && (*stop)(last); };
   const std::string_view text = doc.text();
   const std::size_t chars = doc.chars(text);
@@ -646,6 +703,32 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
     first_of[i] = first;
     seen_again[first] = first != i ? 1 : 0;
   }
+  // A filter that only asks whether the top n-gram ratios pass their thresholds skips the passes
+  // from some n on when the bounds from the words' counts pass them: an n-gram that occurs c
+  // times holds n words that each occur c times or more, so its c * (code points + n - 1) is at
+  // most n * max(count(word) * code points(word)) + (n - 1) * max(count(word)). The 4-gram pass
+  // is then skipped too, and the 5..10-gram stage has no word 4-gram classes (SameWords null).
+  // (On the real corpus, 577 of the 1,406 documents that reach them skip all three passes.)
+  std::size_t top_skipped_from = 5;  // the first n whose pass (and every later one) is skipped
+  std::array<std::size_t, 3> top_bound{};
+  if (ngram_passes_at != nullptr && chars != 0 && w != 0) {
+    grow(s.word_count, w);
+    std::uint32_t* count = s.word_count.data();
+    std::fill_n(count, w, 0u);
+    for (std::size_t i = 0; i < w; ++i) ++count[first_of[i]];
+    std::size_t most = 0;                  // max count(word)
+    std::size_t most_chars = 0;            // max count(word) * code points(word)
+    for (std::size_t i = 0; i < w; ++i) {  // (a word that is not a first occurrence counts 0)
+      most = std::max<std::size_t>(most, count[i]);
+      most_chars = std::max(most_chars, count[i] * (prefix_chars[i + 1] - prefix_chars[i]));
+    }
+    while (top_skipped_from > 2) {
+      const std::size_t n = top_skipped_from - 1;
+      top_bound[n - 2] = n * most_chars + (n - 1) * most;
+      if (!(ratio(top_bound[n - 2], chars) <= (*ngram_passes_at)[n - 2])) break;
+      top_skipped_from = n;
+    }
+  }
   // An n-gram that holds a once-occurring (n-1)-gram occurs once, so it is not counted. If no
   // n-gram repeats, the top one is the first n-gram, once (Counter.most_common(1) takes the
   // first of equal counts).
@@ -660,10 +743,10 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
   // the classes are the interned words and repeated[i] is "the word occurs twice".
   std::vector<std::uint32_t>& cls = s.gram_class;    // per position: its (n-1)-gram's class
   std::vector<std::uint8_t>& repeated = s.repeated;  // per position: its (n-1)-gram repeats
-  cls.assign(s.first_of.begin(), s.first_of.begin() + static_cast<std::ptrdiff_t>(w));
-  // (first_of stays: the word interning)
-  repeated.resize(w);
-  {
+  if (top_skipped_from > 2) {                        // (the 2-gram pass's input)
+    cls.assign(s.first_of.begin(), s.first_of.begin() + static_cast<std::ptrdiff_t>(w));
+    // (first_of stays: the word interning)
+    repeated.resize(w);
     // (raw pointers: a byte store may alias a vector's own pointers, which the compiler would
     // reload at every step)
     const std::uint32_t* c = cls.data();
@@ -672,6 +755,12 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
     for (std::size_t i = 0; i < w; ++i) r[i] = counts[c[i]] != 0 ? 1 : 0;  // (seen_again)
   }
   for (std::size_t n = 2; n <= 4; ++n) {
+    if (n >= top_skipped_from) {  // (and so are the later ones)
+      const auto metric = static_cast<Metric>(kGopherTop2gramCharRatio + (n - 2));
+      out[metric] = ratio(top_bound[n - 2], chars);
+      if (stop_after(metric)) return;
+      continue;
+    }
     std::size_t top = 0;
     if (w >= n) {
       const std::size_t positions = w - n + 1;
@@ -749,7 +838,8 @@ void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop) {
   }
 
   // The word 4-gram classes (the last pass left them in next_class, one per position).
-  dup_ngram_char_ratios(table, text, words, SameWords{s.next_class.data()}, chars, s, out, stop);
+  const SameWords same_words{top_skipped_from == 5 ? s.next_class.data() : nullptr};
+  dup_ngram_char_ratios(table, text, words, same_words, chars, s, out, stop, ngram_passes_at);
 }
 
 }  // namespace luminamoon::data::quality_internal

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <functional>
 #include <limits>
+#include <string>
 
 #include "luminamoon/data/common/error.h"
 #include "luminamoon/data/common/suggest.h"
@@ -293,6 +294,14 @@ struct QualityFilter::Impl {
   // The fineweb_max_newline_word_ratio threshold (-inf when the rule is off): fineweb_metrics
   // needs only to know whether the ratio passes it.
   double newline_word_ratio_passes_at = -std::numeric_limits<double>::infinity();
+  // The gopher_max_top_{2..4}gram_char_ratio and gopher_max_dup_{5..10}gram_char_ratio
+  // thresholds (-inf when a rule is off): gopher_repetition_metrics needs only to know whether
+  // each ratio passes its threshold.
+  NgramPassesAt ngram_passes_at = [] {
+    NgramPassesAt at{};
+    at.fill(-std::numeric_limits<double>::infinity());
+    return at;
+  }();
   // c4_pass counts sentences up to this (the c4_min_sentences threshold; 0 when the rule is
   // off): evaluate() only compares the count with the threshold.
   double c4_sentence_cap = 0;
@@ -395,7 +404,7 @@ struct QualityFilter::Impl {
           gopher_quality_metrics(s.doc, s.metrics);
           break;
         case Preset::kGopherRepetition:
-          gopher_repetition_metrics(s.doc, s.metrics, &stop);
+          gopher_repetition_metrics(s.doc, s.metrics, &stop, &ngram_passes_at);
           break;
         case Preset::kFineWeb:
           fineweb_metrics(s.doc, short_line_length, s.metrics, &stop, newline_word_ratio_passes_at);
@@ -497,6 +506,15 @@ QualityFilter::QualityFilter(
   m.short_line_length = m.int_setting("fineweb_short_line_length");
   if (const auto* max_ratio = std::get_if<double>(&m.setting("fineweb_max_newline_word_ratio"))) {
     m.newline_word_ratio_passes_at = *max_ratio;
+  }
+  for (std::size_t n = 2; n <= 10; ++n) {
+    const std::string name = concat(
+        {n <= 4 ? "gopher_max_top_" : "gopher_max_dup_", std::to_string(n), "gram_char_ratio"});
+    // (a bound on the ratio decides only a rule that fails above its threshold)
+    if (specs()[spec_index(name)].comparison != '>') continue;
+    if (const auto* max_ratio = std::get_if<double>(&m.setting(name))) {
+      m.ngram_passes_at[n - 2] = *max_ratio;
+    }
   }
   if (const auto min_sentences = optional_int("c4_min_sentences")) {
     m.c4_sentence_cap = static_cast<double>(*min_sentences);

@@ -125,8 +125,10 @@ class Document {
     std::vector<std::uint64_t> twin_filter16;
     std::vector<std::uint32_t> compare;
     // The 5..10-gram stage (dup_ngram_char_ratios).
-    std::vector<std::uint32_t> by_length;  // the words' first occurrences, by length
+    std::vector<std::uint32_t> firsts;     // the words' first occurrences, in order
+    std::vector<std::uint32_t> by_length;  // the same, by length
     // gopher_repetition's top 2-4-gram passes and word interning (key_tables.h)
+    std::vector<std::uint32_t> word_count;  // per first occurrence: the word's occurrences
     IntKeyTable gram_table;
     std::vector<std::uint64_t> word_keys;  // per word: two integers (see the key loop)
   };
@@ -163,7 +165,16 @@ std::pair<std::size_t, std::size_t> find_duplicates(ProbeTable& table,
 void core_metrics(Document& doc, std::int64_t ngram_n, std::int64_t ngram_window, Metrics& out,
                   StopAfter stop = nullptr);
 void gopher_quality_metrics(Document& doc, Metrics& out);
-void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop = nullptr);
+// `ngram_passes_at[n - 2]` (n = 2..10): when the caller only needs to know whether the top
+// n-gram char ratio (n = 2..4) or the dup n-gram char ratio (n = 5..10) is at most this (a filter
+// whose gopher_max_top_{n}gram_char_ratio or gopher_max_dup_{n}gram_char_ratio rule has this
+// threshold: a rule that fails above it), a document whose ratio is bounded at or below it skips
+// that n-gram pass, and the metric holds the bound instead of the exact ratio. The top n-grams are
+// bounded from the words' counts, the dup n-grams from the positions that may repeat an earlier
+// n-gram. -inf (or null, the default): always the exact ratio.
+using NgramPassesAt = std::array<double, 9>;
+void gopher_repetition_metrics(Document& doc, Metrics& out, StopAfter stop = nullptr,
+                               const NgramPassesAt* ngram_passes_at = nullptr);
 // `newline_word_ratio_passes_at`: when the caller only needs to know whether the newline/word
 // ratio is at most this (a filter whose rule has this threshold), a document whose ratio is
 // bounded below it from a lower bound on the word count is not tokenized, and the metric holds

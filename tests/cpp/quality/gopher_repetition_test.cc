@@ -12,6 +12,7 @@
 // Every metric must be equal to the last bit.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <random>
@@ -87,15 +88,38 @@ void expect_reference(Document& doc, const std::string& text) {
   const std::vector<std::string_view>& words = doc.tokens();
   const std::size_t chars = code_points(text);
   ASSERT_EQ(out[kChars], static_cast<double>(chars));
+  NgramPassesAt exact{};  // (n = 2..10 at n - 2)
   for (std::size_t n = 2; n <= 4; ++n) {
     const auto metric = static_cast<Metric>(kGopherTop2gramCharRatio + (n - 2));
-    ASSERT_EQ(out[metric], ratio(top_ngram_chars(words, n), chars))
-        << "top " << n << "-gram of: " << text;
+    exact[n - 2] = ratio(top_ngram_chars(words, n), chars);
+    ASSERT_EQ(out[metric], exact[n - 2]) << "top " << n << "-gram of: " << text;
   }
   for (std::size_t n = 5; n <= 10; ++n) {
     const auto metric = static_cast<Metric>(kGopherDup5gramCharRatio + (n - 5));
-    ASSERT_EQ(out[metric], ratio(find_all_duplicate(words, n), chars))
-        << "duplicate " << n << "-grams of: " << text;
+    exact[n - 2] = ratio(find_all_duplicate(words, n), chars);
+    ASSERT_EQ(out[metric], exact[n - 2]) << "duplicate " << n << "-grams of: " << text;
+  }
+  // A filter's pass/fail mode (ngram_passes_at): a metric is either exact or a bound that is at
+  // least the exact ratio and passes its threshold (so the exact one passes it too). Thresholds
+  // at the exact ratios (a pass may be skipped only when its bound is exact), just below them
+  // (never skipped), and fixed ones.
+  std::vector<NgramPassesAt> thresholds = {exact, exact};
+  for (double& t : thresholds[1]) t = std::nextafter(t, -1.0);
+  for (const double t : {0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 1.0}) {
+    thresholds.emplace_back();
+    thresholds.back().fill(t);
+  }
+  for (const NgramPassesAt& at : thresholds) {
+    doc.reset(text);
+    Metrics bounded{};
+    gopher_repetition_metrics(doc, bounded, nullptr, &at);
+    for (std::size_t n = 2; n <= 10; ++n) {
+      const auto metric = static_cast<Metric>(kGopherTop2gramCharRatio + (n - 2));
+      const double value = bounded[metric];
+      ASSERT_TRUE(value == exact[n - 2] || (value > exact[n - 2] && value <= at[n - 2]))
+          << "n-gram " << n << " at most " << at[n - 2] << ": " << value << " for " << exact[n - 2]
+          << " of: " << text;
+    }
   }
 }
 
@@ -488,6 +512,61 @@ TEST(GopherRepetition, FivegramsSharingTheirFirstBytesInBucketsOfEverySize) {
     words.insert(words.end(), copy.begin(), copy.end());
     expect_reference(doc, join(words));
   }
+}
+
+TEST(GopherRepetition, NgramBoundsOnProseWithRepeatedPhrases) {
+  // Prose-like text (words of a small vocabulary, punctuation, phrases of 3 to 14 words copied
+  // from earlier in the document, some with a word re-split) in a filter's pass/fail mode:
+  // expect_reference checks every bound; here the bounds must also have skipped some top and
+  // some dup n-gram passes (a bound above the exact ratio), so that the skipping is exercised.
+  const std::vector<std::string> vocabulary = {
+      "the",  "of",     "and",   "a",       "to",    "in",     "is",    "it",    "that", "was",
+      "for",  "on",     "are",   "with",    "as",    "his",    "they",  "be",    "at",   "one",
+      "have", "this",   "from",  "by",      "hot",   "word",   "but",   "what",  "some", "we",
+      "can",  "out",    "other", "were",    "all",   "there",  "when",  "up",    "use",  "your",
+      "how",  "said",   "an",    "each",    "she",   "which",  "do",    "their", ",",    ".",
+      "time", "people", "water", "between", "under", "during", "while", "house"};
+  std::mt19937 rng(2024);
+  Document doc;
+  std::size_t above = 0;      // dup n-gram passes skipped with a bound above the exact ratio
+  std::size_t above_top = 0;  // top n-gram ones
+  for (int d = 0; d < 300; ++d) {
+    std::vector<std::string> words;
+    const std::size_t count = 20 + rng() % 400;
+    while (words.size() < count) {
+      if (words.size() > 20 && rng() % 6 == 0) {
+        const std::size_t len = 3 + rng() % 12;
+        const std::size_t from = rng() % (words.size() - len);
+        std::vector<std::string> copy(words.begin() + static_cast<std::ptrdiff_t>(from),
+                                      words.begin() + static_cast<std::ptrdiff_t>(from + len));
+        const std::size_t at = rng() % copy.size();
+        if (copy[at].size() > 1 && rng() % 4 == 0) {  // re-split: the same characters
+          const std::string tail = copy[at].substr(1);
+          copy[at].resize(1);
+          copy.insert(copy.begin() + static_cast<std::ptrdiff_t>(at + 1), tail);
+        }
+        words.insert(words.end(), copy.begin(), copy.end());
+      } else {
+        words.push_back(vocabulary[rng() % vocabulary.size()]);
+      }
+    }
+    const std::string text = join(words);
+    expect_reference(doc, text);
+    doc.reset(text);
+    Metrics out{};
+    gopher_repetition_metrics(doc, out);
+    NgramPassesAt at{};
+    at.fill(0.3);
+    doc.reset(text);
+    Metrics bounded{};
+    gopher_repetition_metrics(doc, bounded, nullptr, &at);
+    for (std::size_t n = 2; n <= 10; ++n) {
+      const auto metric = static_cast<Metric>(kGopherTop2gramCharRatio + (n - 2));
+      (n <= 4 ? above_top : above) += bounded[metric] > out[metric] ? 1u : 0u;
+    }
+  }
+  EXPECT_GT(above_top, 50u);
+  EXPECT_GT(above, 50u);
 }
 
 }  // namespace
