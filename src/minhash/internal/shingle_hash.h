@@ -33,6 +33,30 @@ __extension__ using ShingleHashUint128 = unsigned __int128;
 }
 #endif
 
+// XXH3_64bits of 17-32 and of 33-64 bytes (len in that range): its 17-128-byte branch with the
+// length tests settled by the caller (the AVX-512 kernel sorts a part's shingles into these two
+// classes first: kernels_avx512.cc). The mixes are summed mod 2^64, so their order is free;
+// ShingleHashIsXxh3AtEveryLength checks both against XXH3_64bits.
+[[gnu::always_inline]] inline std::uint64_t shingle_hash_17to32(const char* p, std::size_t len) {
+  const auto* in = reinterpret_cast<const xxh_u8*>(p);
+  const xxh_u8* secret = XXH3_kSecret;
+  std::uint64_t acc = len * XXH_PRIME64_1;
+  acc += shingle_mix16(in, secret);
+  acc += shingle_mix16(in + len - 16, secret + 16);
+  return XXH3_avalanche(acc);
+}
+
+[[gnu::always_inline]] inline std::uint64_t shingle_hash_33to64(const char* p, std::size_t len) {
+  const auto* in = reinterpret_cast<const xxh_u8*>(p);
+  const xxh_u8* secret = XXH3_kSecret;
+  std::uint64_t acc = len * XXH_PRIME64_1;
+  acc += shingle_mix16(in + 16, secret + 32);
+  acc += shingle_mix16(in + len - 32, secret + 48);
+  acc += shingle_mix16(in, secret);
+  acc += shingle_mix16(in + len - 16, secret + 16);
+  return XXH3_avalanche(acc);
+}
+
 [[gnu::always_inline]] inline std::uint64_t shingle_hash(const char* p, std::size_t len) {
   const auto* in = reinterpret_cast<const xxh_u8*>(p);
   if (len - 17 < 112) [[likely]] {  // 17 <= len <= 128

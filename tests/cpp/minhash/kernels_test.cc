@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -86,6 +87,47 @@ TEST_P(MinHashKernelIsa, UpdateWordsMatchesHashThenScalar) {
         ASSERT_EQ(got, expected) << isa_name(GetParam()) << " perms=" << perms << " count=" << count
                                  << " ngram=" << ngram;
       }
+    }
+  }
+}
+
+// The AVX-512 kernel sorts shingles into XXH3's length classes (17-32, 33-64, the rest) before
+// hashing them: every length from 0 to 160 bytes, in shuffled orders, in parts of up to 256
+// shingles and across parts, gives the scalar reference's values.
+TEST_P(MinHashKernelIsa, UpdateWordsEveryLengthInAnyOrder) {
+  const MinHashKernel& kernel = minhash_kernel_for(GetParam());
+  std::mt19937_64 rng(13);
+  for (const std::size_t perms : std::vector<std::size_t>{8, 16, 32, 64}) {
+    for (int round = 0; round < 4; ++round) {
+      std::vector<std::size_t> lengths;
+      for (std::size_t len = 0; len <= 160; ++len) lengths.push_back(len);
+      for (std::size_t extra = 0; extra < 300; ++extra) lengths.push_back(rng() % 80);
+      std::shuffle(lengths.begin(), lengths.end(), rng);
+      const std::size_t count = round == 0 ? 255 : round == 1 ? 256 : lengths.size();
+      lengths.resize(count);
+      // ngram 1: shingle k is text[starts[k], starts[k + 1] - 1), one separator byte apart.
+      std::string text;
+      std::vector<std::size_t> starts;
+      for (const std::size_t len : lengths) {
+        starts.push_back(text.size());
+        for (std::size_t i = 0; i < len; ++i) text += static_cast<char>('a' + rng() % 26);
+        text += ' ';
+      }
+      starts.push_back(text.size());
+      std::vector<std::uint64_t> hashes(count);
+      for (std::size_t k = 0; k < count; ++k) {
+        hashes[k] = xxh3_64(text.data() + starts[k], starts[k + 1] - 1 - starts[k]);
+      }
+      std::vector<std::uint64_t> a(perms);
+      std::vector<std::uint64_t> b(perms);
+      for (auto& x : a) x = rng() | 1U;
+      for (auto& x : b) x = rng();
+      std::vector<std::uint32_t> expected(perms, 0xFFFFFFFFU);
+      std::vector<std::uint32_t> got = expected;
+      minhash_update_scalar(hashes.data(), count, a.data(), b.data(), expected.data(), perms);
+      kernel.update_words(text.data(), starts.data(), count, 1, a.data(), b.data(), got.data(),
+                          perms);
+      ASSERT_EQ(got, expected) << isa_name(GetParam()) << " perms=" << perms << " count=" << count;
     }
   }
 }

@@ -7,6 +7,7 @@
 // separator runs at block edges, documents with fewer tokens than one shingle, and more than a
 // chunk (Shingler::kChunk) of shingles.
 #include "minhash/internal/shingles.h"
+#include "minhash/internal/shingle_hash.h"
 
 #include "luminamoon/data/common/xxh3.h"
 
@@ -160,6 +161,13 @@ TEST(ShinglerAsciiPath, ShingleHashIsXxh3AtEveryLength) {
     const Shingled run = shingle(one, token);
     ASSERT_EQ(run.hashes.size(), 1U);
     ASSERT_EQ(run.hashes[0], xxh3_64(token)) << "length " << length;
+    ASSERT_EQ(shingle_hash(token.data(), length), xxh3_64(token)) << "length " << length;
+    if (length >= 17 && length <= 32) {
+      ASSERT_EQ(shingle_hash_17to32(token.data(), length), xxh3_64(token)) << "length " << length;
+    }
+    if (length >= 33 && length <= 64) {
+      ASSERT_EQ(shingle_hash_33to64(token.data(), length), xxh3_64(token)) << "length " << length;
+    }
   }
 }
 
