@@ -550,9 +550,10 @@ std::size_t Shingler::run(std::string_view document, ShingleSink sink, WordShing
 // reloaded after each of them.
 template <AsciiPath kPath>
 [[gnu::always_inline]] inline std::size_t Shingler::run_words(std::string_view document) {
-  constexpr bool kBlocks = kPath != AsciiPath::kScalar;
+  // (kBlocks, kWide and scalar_until are read only where SSE2 compiles the block paths)
+  [[maybe_unused]] constexpr bool kBlocks = kPath != AsciiPath::kScalar;
   constexpr bool kCompact = kPath == AsciiPath::kCompact || kPath == AsciiPath::kCompress;
-  constexpr bool kWide = kPath == AsciiPath::kCompress;
+  [[maybe_unused]] constexpr bool kWide = kPath == AsciiPath::kCompress;
   std::uint8_t* const norm = reinterpret_cast<std::uint8_t*>(norm_.data());
   // The starts of the tokens whose shingles are not hashed yet: when the buffer is full, the
   // first kChunk shingles are (each one's end is the space before the start ngram places on).
@@ -565,8 +566,8 @@ template <AsciiPath kPath>
   const std::uint8_t* const end = p + document.size();
   std::size_t tokens = 0;
   bool in_token = false;
-  bool spaced = false;                   // kCompact: norm ends with the space after the last token
-  const std::uint8_t* scalar_until = p;  // the scalar path runs at least up to here
+  bool spaced = false;  // kCompact: norm ends with the space after the last token
+  [[maybe_unused]] const std::uint8_t* scalar_until = p;  // the scalar path runs at least to here
   // A token starts at norm[at].
   const auto push_start = [&](std::size_t at) {
     starts[held++] = at;

@@ -1033,7 +1033,7 @@ std::size_t word_end(std::string_view text, std::size_t j) {
 // Past the ASCII whitespace that starts at text[j], 16 bytes at a time (SSE2) while 16 bytes can
 // be read; the caller's character loop then decides from there (a non-ASCII character may be
 // whitespace too, and the text's last bytes are left to it).
-std::size_t whitespace_end(std::string_view text, std::size_t j) {
+std::size_t whitespace_end([[maybe_unused]] std::string_view text, std::size_t j) {
 #if defined(__SSE2__)
   for (; j + 16 <= text.size(); j += 16) {
     const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + j));
