@@ -153,6 +153,16 @@ const std::vector<std::string>& short_documents() {
   return docs;
 }
 
+// The short documents, or nullptr with the benchmark skipped when LUMINAMOON_BENCH_REAL is unset.
+const std::vector<std::string>* short_documents_for(benchmark::State& state) {
+  const auto& docs = short_documents();
+  if (docs.empty()) {
+    state.SkipWithError("set LUMINAMOON_BENCH_REAL to JSONL shards (bench/real_corpus.py)");
+    return nullptr;
+  }
+  return &docs;
+}
+
 // Every shingle hash of every document, folded into `sink` (so none is optimised away).
 void shingle_all(luminamoon::data::minhash_internal::Shingler& shingler,
                  const std::vector<std::string>& docs, std::uint64_t& sink) {
@@ -168,11 +178,9 @@ void shingle_all(luminamoon::data::minhash_internal::Shingler& shingler,
 }
 
 void short_shingles(benchmark::State& state, luminamoon::data::minhash_internal::AsciiPath path) {
-  const auto& docs = short_documents();
-  if (docs.empty()) {
-    state.SkipWithError("set LUMINAMOON_BENCH_REAL to JSONL shards (bench/real_corpus.py)");
-    return;
-  }
+  const auto* documents = short_documents_for(state);
+  if (documents == nullptr) return;
+  const auto& docs = *documents;
   luminamoon::data::minhash_internal::Shingler shingler(ShingleKind::kWord, 5, path);
   std::uint64_t sink = 0;
   for (auto _ : state) shingle_all(shingler, docs, sink);
@@ -183,11 +191,9 @@ void short_shingles(benchmark::State& state, luminamoon::data::minhash_internal:
 
 // The tokenizer alone: the word shingles arrive as starts (WordShingleSink) and are not hashed.
 void short_tokens(benchmark::State& state, luminamoon::data::minhash_internal::AsciiPath path) {
-  const auto& docs = short_documents();
-  if (docs.empty()) {
-    state.SkipWithError("set LUMINAMOON_BENCH_REAL to JSONL shards (bench/real_corpus.py)");
-    return;
-  }
+  const auto* documents = short_documents_for(state);
+  if (documents == nullptr) return;
+  const auto& docs = *documents;
   luminamoon::data::minhash_internal::Shingler shingler(ShingleKind::kWord, 5, path);
   std::uint64_t sink = 0;
   for (auto _ : state) {
@@ -212,11 +218,9 @@ void short_tokens(benchmark::State& state, luminamoon::data::minhash_internal::A
 }
 
 void short_signatures(benchmark::State& state) {
-  const auto& docs = short_documents();
-  if (docs.empty()) {
-    state.SkipWithError("set LUMINAMOON_BENCH_REAL to JSONL shards (bench/real_corpus.py)");
-    return;
-  }
+  const auto* documents = short_documents_for(state);
+  if (documents == nullptr) return;
+  const auto& docs = *documents;
   const std::vector<std::string_view> views(docs.begin(), docs.end());
   const MinHasher hasher(MinHashConfig{64, ShingleKind::kWord, 5, 1});
   std::vector<std::uint32_t> out(views.size() * 64);
@@ -238,11 +242,9 @@ struct TokenizedDocument {
 };
 
 void short_kernel(benchmark::State& state) {
-  const auto& docs = short_documents();
-  if (docs.empty()) {
-    state.SkipWithError("set LUMINAMOON_BENCH_REAL to JSONL shards (bench/real_corpus.py)");
-    return;
-  }
+  const auto* documents = short_documents_for(state);
+  if (documents == nullptr) return;
+  const auto& docs = *documents;
   namespace mi = luminamoon::data::minhash_internal;
   mi::Shingler shingler(ShingleKind::kWord, 5);
   std::vector<TokenizedDocument> tokenized;
