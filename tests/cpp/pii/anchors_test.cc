@@ -230,7 +230,12 @@ TEST_P(AnchorsVsScalar, DroppingIdleColonsEqualsVisitingEveryAnchor) {
   configs[3].enabled = {true, false, false, true};
   configs[4].mask_private_ips = true;
   std::size_t found = 0;
-  const auto check = [&](const std::string& text) {
+  // Only a chunk with 32 anchors or more drops its idle ':' (kDropMinAnchors): the case goes
+  // between two runs of 40 of them, in the same 4 KiB chunk.
+  std::string filler;
+  for (int k = 0; k < 40; ++k) filler += "Date: ";
+  const auto check = [&](const std::string& item) {
+    const std::string text = filler + item + filler;
     for (ScanConfig config : configs) {
       std::vector<Candidate> a, b;
       find_spans(text, config, kernel(), a);
@@ -273,8 +278,8 @@ TEST_P(AnchorsVsScalar, DroppingIdleColonsEqualsVisitingEveryAnchor) {
     check(text);
     if (testing::Test::HasFatalFailure()) return;
   }
-  // 4,618 with this seed: most of the pairs are rejected, as they should be.
-  EXPECT_GT(found, 4000u);
+  // 3,876 with this seed: most of the pairs are rejected, as they should be.
+  EXPECT_GT(found, 3000u);
 }
 
 TEST_P(AnchorsVsScalar, RunsInRandomText) {
