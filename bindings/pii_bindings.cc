@@ -148,6 +148,28 @@ PyObject* masked_str_new(PyObject* original, std::span<const PiiMatch> matches,
   return PyUnicode_New(length, maxchar);
 }
 
+// A non-ASCII document whose output has the input's kind (the tags used are ASCII): the runs of
+// characters between the matches are copied as they are, which is what PyUnicode_CopyCharacters
+// does for equal kinds, without its checks and call per run (about 1.5% of mask_batch on the
+// changelogs, where 29% of the bytes are in non-ASCII documents); each tag's ASCII bytes are
+// widened to the kind. A match is ASCII, so its length in characters is its length in bytes.
+template <typename Char>
+void fill_same_kind(const PiiMasker& masker, Char* out, const Char* original, std::string_view utf8,
+                    std::span<const PiiMatch> matches, std::size_t length) {
+  std::size_t from = 0, to = 0, byte = 0;
+  for (const PiiMatch& m : matches) {
+    const std::size_t gap = utf8_code_points_of_valid(utf8.substr(byte, m.byte_start - byte));
+    std::memcpy(out + to, original + from, gap * sizeof(Char));
+    to += gap;
+    from += gap + (m.byte_end - m.byte_start);
+    for (const char c : masker.options().tags[static_cast<std::size_t>(m.category)]) {
+      out[to++] = static_cast<Char>(static_cast<unsigned char>(c));
+    }
+    byte = m.byte_end;
+  }
+  std::memcpy(out + to, original + from, (length - to) * sizeof(Char));
+}
+
 bool masked_str_fill(const PiiMasker& masker, PyObject* out, PyObject* original,
                      std::string_view utf8, std::span<const PiiMatch> matches, const TagSet& tags) {
   const bool input_ascii = PyUnicode_IS_ASCII(original);
@@ -158,6 +180,25 @@ bool masked_str_fill(const PiiMasker& masker, PyObject* out, PyObject* original,
     // Everything is ASCII: characters are bytes, and the input's UTF-8 form is its buffer.
     masker.splice_valid_into(utf8, matches, reinterpret_cast<char*>(PyUnicode_1BYTE_DATA(out)));
     return true;
+  }
+  if (tags_ascii && PyUnicode_KIND(out) == PyUnicode_KIND(original)) {
+    const auto length = static_cast<std::size_t>(PyUnicode_GET_LENGTH(out));
+    switch (PyUnicode_KIND(out)) {
+      case PyUnicode_1BYTE_KIND:
+        fill_same_kind(masker, PyUnicode_1BYTE_DATA(out), PyUnicode_1BYTE_DATA(original), utf8,
+                       matches, length);
+        return true;
+      case PyUnicode_2BYTE_KIND:
+        fill_same_kind(masker, PyUnicode_2BYTE_DATA(out), PyUnicode_2BYTE_DATA(original), utf8,
+                       matches, length);
+        return true;
+      case PyUnicode_4BYTE_KIND:
+        fill_same_kind(masker, PyUnicode_4BYTE_DATA(out), PyUnicode_4BYTE_DATA(original), utf8,
+                       matches, length);
+        return true;
+      default:
+        break;  // no other kind: the general path below
+    }
   }
   // Runs of characters are copied by CPython, which widens them to the output's kind.
   const Py_ssize_t length = PyUnicode_GET_LENGTH(out);

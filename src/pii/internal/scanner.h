@@ -25,6 +25,9 @@ struct Candidate {
 struct ScanConfig {
   std::array<bool, kPiiCategoryCount> enabled = {true, true, true, true};
   bool mask_private_ips = false;
+  // Tests only: visit the ':' anchors that the scan otherwise drops before visiting them
+  // (scanner.cc, Scan::drop_idle_colons), the reference the drop must agree with.
+  bool visit_idle_colons = false;
 };
 
 // Every valid candidate of the enabled categories (in no particular order, possibly with
