@@ -454,6 +454,12 @@ def test_output_str_of_every_kind_equals_the_splice() -> None:
         "mail a@b.co or 8.8.8.8 now",
         "caf\u00e9 a@b.co",
         "\u4e2d\u6587 8.8.8.8 \U0001f600",
+        # one kind each (1-byte Latin-1, 2-byte, 4-byte) with ASCII tags: written run by run
+        # with memcpy into a str of the input's kind, matches first, last and in between
+        "a@b.co caf\u00e9 8.8.8.8 na\u00efve b@c.io",
+        "\u4e2d\u6587 a@b.co \u65e5\u672c 8.8.8.8",
+        "\u0416 x@y.org",
+        "\U0001f600 a@b.co \U0001f512 8.8.4.4 \U0001f600",
         "a@b.co",
         "no pii here",
     ]
