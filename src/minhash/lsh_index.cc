@@ -5,7 +5,12 @@
 #include <algorithm>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "common/internal/bits.h"
+#include "common/internal/little_endian.h"
 #include "luminamoon/data/common/error.h"
 
 namespace luminamoon::data::minhash_internal {
@@ -17,12 +22,17 @@ std::size_t row_bytes(std::uint32_t num_perm, std::uint32_t bits) noexcept {
 void pack_row(const std::uint32_t* signature, std::uint32_t num_perm, std::uint32_t bits,
               std::uint8_t* row) noexcept {
   switch (bits) {
-    case 4:
-      std::memset(row, 0, row_bytes(num_perm, 4));
-      for (std::uint32_t i = 0; i < num_perm; ++i) {
-        row[i / 2] = static_cast<std::uint8_t>(row[i / 2] | (signature[i] & 0xF) << (4 * (i & 1)));
+    case 4: {
+      // Two values a byte (a loop the compiler vectorises); an odd last value gets a 0 nibble.
+      const std::uint32_t pairs = num_perm / 2;
+      for (std::uint32_t k = 0; k < pairs; ++k) {
+        row[k] =
+            static_cast<std::uint8_t>((signature[2 * k] & 0xF) | (signature[2 * k + 1] & 0xF) << 4);
       }
+      if ((num_perm & 1U) != 0)
+        row[pairs] = static_cast<std::uint8_t>(signature[num_perm - 1] & 0xF);
       return;
+    }
     case 8:
       for (std::uint32_t i = 0; i < num_perm; ++i) row[i] = static_cast<std::uint8_t>(signature[i]);
       return;
@@ -116,7 +126,7 @@ std::size_t RowStore::memory_bytes() const noexcept {
 // ---- BandTable ---------------------------------------------------------------------------------
 
 void BandTable::reset(std::size_t capacity) {
-  tags_ = capacity != 0 ? std::make_unique<std::uint8_t[]>(capacity) : nullptr;  // zeroed
+  tags_ = capacity != 0 ? std::make_unique<std::uint8_t[]>(capacity + kGroup - 1) : nullptr;
   ids_ = capacity != 0 ? std::make_unique_for_overwrite<std::uint32_t[]>(capacity) : nullptr;
   capacity_ = capacity;
   size_ = 0;
@@ -129,11 +139,35 @@ std::size_t BandTable::home(std::uint64_t hash) const noexcept {
   return static_cast<std::size_t>((static_cast<U128>(hash) * capacity_) >> 64);
 }
 
+BandTable::Masks BandTable::group_at(std::size_t pos, std::uint8_t tag) const noexcept {
+  const std::uint8_t* g = tags_.get() + pos;
+#if defined(__SSE2__)
+  const __m128i tags = _mm_loadu_si128(reinterpret_cast<const __m128i*>(g));
+  return {static_cast<std::uint32_t>(
+              _mm_movemask_epi8(_mm_cmpeq_epi8(tags, _mm_set1_epi8(static_cast<char>(tag))))),
+          static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(tags, _mm_setzero_si128())))};
+#else
+  Masks m{0, 0};
+  for (std::size_t j = 0; j < kGroup; ++j) {
+    m.match |= static_cast<std::uint32_t>(g[j] == tag) << j;
+    m.empty |= static_cast<std::uint32_t>(g[j] == 0) << j;
+  }
+  return m;
+#endif
+}
+
 void BandTable::insert(std::uint64_t hash, std::uint32_t id) noexcept {
   std::size_t pos = home(hash);
-  while (tags_[pos] != 0) pos = pos + 1 == capacity_ ? 0 : pos + 1;
-  tags_[pos] = tag_of(hash);
-  ids_[pos] = id;
+  std::uint32_t empty = group_at(pos, 0).empty;
+  while (empty == 0) {
+    pos = wrap(pos + kGroup);
+    empty = group_at(pos, 0).empty;
+  }
+  const std::size_t slot = wrap(pos + static_cast<std::size_t>(__builtin_ctz(empty)));
+  const std::uint8_t tag = tag_of(hash);
+  // The slot and its copies past the end (one at most, unless the table is under kGroup slots).
+  for (std::size_t at = slot; at < capacity_ + kGroup - 1; at += capacity_) tags_[at] = tag;
+  ids_[slot] = id;
   ++size_;
 }
 
@@ -156,22 +190,49 @@ LshIndex::LshIndex(std::uint32_t num_perm, LshShape shape, std::uint32_t bits,
   staged_tier_.tables.resize(shape.bands);
 }
 
-std::uint64_t LshIndex::band_hash(const std::uint8_t* row, std::uint32_t band) const noexcept {
-  std::uint64_t h = (std::uint64_t{band} + 1) * 0x9E3779B97F4A7C15ULL;
-  const std::uint32_t first = band * shape_.rows;
-  for (std::uint32_t i = first; i < first + shape_.rows; ++i) {
-    h = (h ^ row_value(row, i, bits_)) * 0xBF58476D1CE4E5B9ULL;
-    h ^= h >> 29;
+namespace {
+
+// A band's values are one run of bits of the row: value i sits at bits [i*bits, (i+1)*bits) of the
+// row read as a little-endian bit string, at every width (pack_row). Bands are read as that bit
+// string, 56 bits at a time (an 8-byte load shifted by up to 7 bits still holds 57), so a band
+// of 9 four-bit values is one load, not 9 extractions.
+constexpr std::uint32_t kChunkBits = 56;
+
+std::uint64_t load_bits(const std::uint8_t* row, std::size_t row_size, std::size_t bit,
+                        std::uint32_t count) noexcept {
+  const std::size_t byte = bit / 8;
+  std::uint64_t v = 0;
+  if (byte + 8 <= row_size) {
+    v = internal::load_le<std::uint64_t>(row + byte);
+  } else {
+    for (std::size_t k = byte; k < row_size; ++k) v |= std::uint64_t{row[k]} << (8 * (k - byte));
   }
+  return (v >> (bit % 8)) & ((std::uint64_t{1} << count) - 1);
+}
+
+}  // namespace
+
+std::uint64_t LshIndex::band_hash(const std::uint8_t* row, std::uint32_t band) const noexcept {
+  const std::size_t size = rows_.row_bytes();
+  const std::size_t end = std::size_t{band + 1} * shape_.rows * bits_;
+  std::uint64_t h = (std::uint64_t{band} + 1) * 0x9E3779B97F4A7C15ULL;
+  for (std::size_t bit = end - std::size_t{shape_.rows} * bits_; bit < end; bit += kChunkBits) {
+    const auto count = static_cast<std::uint32_t>(std::min<std::size_t>(kChunkBits, end - bit));
+    h = (h ^ load_bits(row, size, bit, count)) * 0xBF58476D1CE4E5B9ULL;
+    h ^= h >> 31;
+  }
+  // The table takes its slot from the high bits and its tag from the low byte: mix both.
   h *= 0x94D049BB133111EBULL;
   return h ^ (h >> 32);
 }
 
 bool LshIndex::band_equal(const std::uint8_t* a, const std::uint8_t* b,
                           std::uint32_t band) const noexcept {
-  const std::uint32_t first = band * shape_.rows;
-  for (std::uint32_t i = first; i < first + shape_.rows; ++i) {
-    if (row_value(a, i, bits_) != row_value(b, i, bits_)) return false;
+  const std::size_t size = rows_.row_bytes();
+  const std::size_t end = std::size_t{band + 1} * shape_.rows * bits_;
+  for (std::size_t bit = end - std::size_t{shape_.rows} * bits_; bit < end; bit += kChunkBits) {
+    const auto count = static_cast<std::uint32_t>(std::min<std::size_t>(kChunkBits, end - bit));
+    if (load_bits(a, size, bit, count) != load_bits(b, size, bit, count)) return false;
   }
   return true;
 }
@@ -254,11 +315,18 @@ void LshIndex::index_range(Tier& tier, std::uint64_t begin, std::uint64_t end) {
   }
 }
 
-void LshIndex::rebuild(Tier& tier, std::uint64_t begin, std::uint64_t end) {
-  const std::size_t n = static_cast<std::size_t>(end - begin);
+void LshIndex::rebuild(Tier& tier, std::uint64_t begin, std::uint64_t end, std::uint64_t entries) {
+  const auto n = static_cast<std::size_t>(entries);
   tier.capacity = n == 0 ? 0 : table_capacity_for(n);
   for (BandTable& table : tier.tables) table.reset(tier.capacity);
   index_range(tier, begin, end);
+}
+
+void LshIndex::reserve_staged(std::uint64_t count) {
+  const std::uint64_t staged = rows_.size() - committed_;
+  const std::uint64_t entries = std::min(staged + count, kMaxDocuments);
+  if (entries * 8 <= staged_tier_.capacity * 7) return;
+  rebuild(staged_tier_, committed_, rows_.size(), entries);
 }
 
 std::uint64_t LshIndex::add_staged(const std::uint8_t* row) {

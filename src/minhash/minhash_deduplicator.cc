@@ -199,6 +199,7 @@ void MinHashDeduplicator::filter_batch(std::span<const std::string_view> documen
     // but pipelined: each finished range of signatures is probed while the pool computes the
     // next ones. The lock is held across, so no other call stages documents in between.
     std::lock_guard lock(mutex_);
+    index_->reserve_staged(n);
     hasher_.signatures(documents.subspan(begin, n), signatures, options_.threads,
                        [&](std::size_t from, std::size_t to) {
                          for (std::size_t i = from; i < to; ++i) {

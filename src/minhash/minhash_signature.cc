@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <atomic>
 #include <memory>
-#include <mutex>
 
 #include "luminamoon/data/common/error.h"
 #include "luminamoon/data/common/worker_pool.h"
@@ -139,31 +138,20 @@ void MinHasher::signatures(std::span<const std::string_view> documents,
   WorkerPool& pool = WorkerPool::shared();
   const unsigned workers = pool.workers_for(n, threads, kMinDocumentsPerWorker);
   std::vector<std::unique_ptr<Shingler>> shinglers(workers);  // per worker, made on first use
-  // In-order hand-off: done[k] is set once block k's signatures are written; whoever holds
-  // `consuming` hands every done block from `next` on to consume, in order.
+  // In-order hand-off: done[k] is set once block k's signatures are written. Only the calling
+  // thread (worker 0) consumes: after each of its own blocks it hands every done block from
+  // `next` on to consume, in order, and the rest after the pool is done. Consuming on whichever
+  // worker found its block next in line (as before) moved the LSH tables between the cores'
+  // caches at every change of hands: filter_batch with threads=2 took 1.5x the CPU time of
+  // threads=1 (docs/benchmarks.md, "Fifth pass").
   const std::size_t blocks = (n + kBlock - 1) / kBlock;
   std::unique_ptr<std::atomic<bool>[]> done;
   if (consume) done = std::make_unique<std::atomic<bool>[]>(blocks);
-  std::mutex consuming;
-  std::atomic<std::size_t> next{0};
-  const auto consume_done = [&] {  // with `consuming` held
-    std::size_t k = next.load(std::memory_order_relaxed);
-    while (k < blocks && done[k].load(std::memory_order_acquire)) {
-      consume(k * kBlock, std::min(n, (k + 1) * kBlock));
-      next.store(++k, std::memory_order_relaxed);
-    }
-  };
-  const auto drain = [&] {
-    for (;;) {
-      {
-        std::unique_lock lock(consuming, std::try_to_lock);
-        if (!lock.owns_lock()) return;  // the holder re-checks after it lets go
-        consume_done();
-      }
-      // A block that finished after the scan above but before the unlock found the lock taken:
-      // look once more, so that it is not left waiting for a later block's worker.
-      const std::size_t k = next.load(std::memory_order_relaxed);
-      if (k >= blocks || !done[k].load(std::memory_order_acquire)) return;
+  std::size_t next = 0;  // the caller's alone
+  const auto consume_done = [&] {
+    while (next < blocks && done[next].load(std::memory_order_acquire)) {
+      consume(next * kBlock, std::min(n, (next + 1) * kBlock));
+      ++next;
     }
   };
   pool.run(n, workers, kBlock, [&](std::size_t begin, std::size_t end, unsigned worker) {
@@ -175,15 +163,11 @@ void MinHasher::signatures(std::span<const std::string_view> documents,
     }
     if (consume) {
       done[begin / kBlock].store(true, std::memory_order_release);
-      drain();
+      if (worker == 0) consume_done();
     }
   });
-  // Every block is done now. Ranges can be left over when a drain lost a race (or try_lock failed
-  // spuriously): those only waited, and are consumed here, in order.
-  if (consume) {
-    std::lock_guard lock(consuming);
-    consume_done();
-  }
+  // Every block is done now; the ones the helpers finished after the caller's last block remain.
+  if (consume) consume_done();
 }
 
 std::vector<std::uint64_t> MinHasher::shingle_hashes(std::string_view document) const {

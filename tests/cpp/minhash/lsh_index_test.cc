@@ -55,6 +55,89 @@ TEST(BandTable, CapacitySequence) {
   }
 }
 
+// Every id inserted under one hash, in probe order, for tables below, at and above the group
+// width, with the probe path wrapping past the end (the tag copies past the end must follow).
+TEST(BandTable, SameKeyEntriesInProbeOrderAcrossTheEnd) {
+  for (const std::size_t capacity : {1U, 5U, 15U, 16U, 17U, 40U, 100U}) {
+    for (const std::uint64_t hash : {0ULL, 0x1234ULL, ~0ULL, 0x8000000000000000ULL}) {
+      BandTable table;
+      table.reset(capacity);
+      const std::size_t n = capacity - 1;  // insert() requires a free slot
+      for (std::uint32_t id = 0; id < n; ++id) table.insert(hash, id);
+      std::vector<std::uint32_t> seen;
+      EXPECT_FALSE(table.find_if(hash, [&](std::uint32_t id) {
+        seen.push_back(id);
+        return false;
+      }));
+      std::vector<std::uint32_t> expected(n);
+      for (std::uint32_t id = 0; id < n; ++id) expected[id] = id;
+      EXPECT_EQ(seen, expected) << "capacity " << capacity << " hash " << hash;
+      if (n > 0) {
+        // find_if stops at the first id f accepts.
+        std::uint32_t calls = 0;
+        EXPECT_TRUE(table.find_if(hash, [&](std::uint32_t id) {
+          ++calls;
+          return id == n / 2;
+        }));
+        EXPECT_EQ(calls, n / 2 + 1);
+      }
+    }
+  }
+}
+
+// Random keys against a reference: a lookup visits exactly the entries of its key (those whose
+// tag matches too; ids carry the key so the check can tell), and no entry twice.
+TEST(BandTable, LookupsMatchAReferenceAtEveryLoad) {
+  std::mt19937_64 rng(11);
+  for (const std::size_t capacity : {16U, 24U, 36U, 81U, 1395U}) {
+    BandTable table;
+    table.reset(capacity);
+    std::vector<std::uint64_t> keys;
+    for (int k = 0; k < 40; ++k) keys.push_back(rng());
+    std::vector<std::vector<std::uint32_t>> ids(keys.size());
+    const std::size_t n = capacity * 7 / 8;
+    for (std::uint32_t id = 0; id < n; ++id) {
+      const std::size_t k = rng() % keys.size();
+      table.insert(keys[k], id * 64 + static_cast<std::uint32_t>(k));
+      ids[k].push_back(id * 64 + static_cast<std::uint32_t>(k));
+    }
+    for (std::size_t k = 0; k < keys.size(); ++k) {
+      std::vector<std::uint32_t> seen;
+      table.find_if(keys[k], [&](std::uint32_t id) {
+        if (id % 64 == k) seen.push_back(id);
+        return false;
+      });
+      EXPECT_EQ(seen, ids[k]) << "capacity " << capacity << " key " << k;
+    }
+  }
+}
+
+TEST(LshIndex, ReserveChangesNoAnswer) {
+  std::mt19937_64 rng(13);
+  LshIndex grown(16, LshShape{4, 4}, 4, 12);
+  LshIndex reserved(16, LshShape{4, 4}, 4, 12);
+  reserved.reserve_staged(3000);
+  std::vector<std::vector<std::uint8_t>> rows;
+  for (int i = 0; i < 3000; ++i) {
+    std::vector<std::uint32_t> v(16);
+    for (auto& x : v) x = static_cast<std::uint32_t>(rng());
+    if (i % 5 == 4) v = {};  // a few exact repeats
+    if (v.empty()) {
+      rows.push_back(rows[rng() % rows.size()]);
+    } else {
+      rows.push_back(packed(v, 4));
+    }
+    EXPECT_EQ(grown.add_if_unique(rows.back().data()), reserved.add_if_unique(rows.back().data()));
+    if (i == 1500) {
+      grown.promote(grown.staged());
+      reserved.promote(reserved.staged());
+      reserved.reserve_staged(1500);
+    }
+  }
+  for (const auto& r : rows)
+    EXPECT_EQ(grown.candidates(r.data(), true), reserved.candidates(r.data(), true));
+}
+
 TEST(LshIndex, CandidatesStagingAndVerification) {
   // 8 values, 2 bands of 4 rows, 8-bit values, 6 equal values verify.
   LshIndex index(8, LshShape{2, 4}, 8, 6);

@@ -71,11 +71,12 @@ class MinHasher {
                   unsigned threads) const;
 
   // The same signatures, handed to `consume(begin, end)` as they complete: consecutive ranges
-  // covering [0, documents.size()) in order, never two calls at once, each on whichever worker
-  // finds its range (and every range before it) done. A consumer that must see documents in
-  // input order (LSH probing) so runs beside the signature work of later documents instead of
-  // after all of it. If consume throws, later ranges are not consumed and the first exception
-  // reaches the caller.
+  // covering [0, documents.size()) in order, all on the calling thread (between the blocks of
+  // signatures it computes itself, then the rest once the pool is done). A consumer that must see
+  // documents in input order (LSH probing) so runs beside the signature work of later documents
+  // instead of after all of it, and whatever it touches (the LSH tables) stays in one core's
+  // cache. If consume throws, later ranges are not consumed and the first exception reaches the
+  // caller.
   using RangeConsumer = std::function<void(std::size_t begin, std::size_t end)>;
   void signatures(std::span<const std::string_view> documents, std::span<std::uint32_t> out,
                   unsigned threads, const RangeConsumer& consume) const;
