@@ -142,8 +142,7 @@ void MinHasher::signatures(std::span<const std::string_view> documents,
   // thread (worker 0) consumes: after each of its own blocks it hands every done block from
   // `next` on to consume, in order, and the rest after the pool is done. Consuming on whichever
   // worker found its block next in line (as before) moved the LSH tables between the cores'
-  // caches at every change of hands: filter_batch with threads=2 took 1.5x the CPU time of
-  // threads=1 (docs/benchmarks.md, "Fifth pass").
+  // caches at every change of hands (docs/benchmarks.md, "Fifth pass: the LSH index on Zen 4").
   const std::size_t blocks = (n + kBlock - 1) / kBlock;
   std::unique_ptr<std::atomic<bool>[]> done;
   if (consume) done = std::make_unique<std::atomic<bool>[]>(blocks);
