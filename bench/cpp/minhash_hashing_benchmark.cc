@@ -20,6 +20,14 @@
 //                                 Python benchmark's short-document row without the binding
 //   short_kernel/corpus           the active kernel's fused hash-and-update alone on those
 //                                 documents' word 5-grams (tokenized untimed), items = shingles
+//   short_index/corpus/<how>      the LSH index of filter_batch alone (default shape for 0.8 and
+//                                 64 permutations, 4-bit rows packed untimed): each iteration a
+//                                 new index, every row through add_if_unique; "reserved" sizes
+//                                 the staged tables first (reserve_staged, as filter_batch does),
+//                                 "grown" lets them grow row by row; items = documents
+//   short_filter_batch/corpus/threads:<n>  MinHashDeduplicator::filter_batch on a new
+//                                 deduplicator each iteration (wall time): the Python
+//                                 benchmark's threads row without the binding
 //
 // The short documents (~1.2 KB) come from the JSONL shards LUMINAMOON_BENCH_REAL names (e.g.
 // 'bench/out/real/real-*.jsonl', written by bench/real_corpus.py), cut at blank lines into pieces
@@ -46,8 +54,11 @@
 #include "common/internal/xxh3_kernels.h"
 #include "luminamoon/data/common/cpu_isa.h"
 #include "luminamoon/data/common/xxh3.h"
+#include "luminamoon/data/minhash/lsh_shape.h"
+#include "luminamoon/data/minhash/minhash_deduplicator.h"
 #include "luminamoon/data/minhash/minhash_signature.h"
 #include "minhash/internal/kernels.h"
+#include "minhash/internal/lsh_index.h"
 #include "minhash/internal/shingles.h"
 #include "real_text.h"
 
@@ -232,6 +243,52 @@ void short_signatures(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(docs.size()));
 }
 
+void short_index(benchmark::State& state, bool reserve) {
+  const auto* documents = short_documents_for(state);
+  if (documents == nullptr) return;
+  namespace mi = luminamoon::data::minhash_internal;
+  const auto& docs = *documents;
+  const std::vector<std::string_view> views(docs.begin(), docs.end());
+  constexpr std::uint32_t kPerm = 64;
+  const MinHasher hasher(MinHashConfig{kPerm, ShingleKind::kWord, 5, 1});
+  std::vector<std::uint32_t> signatures(views.size() * kPerm);
+  hasher.signatures(views, signatures, 1);
+  const luminamoon::data::LshShape shape = luminamoon::data::optimal_lsh_shape(0.8, kPerm);
+  const std::uint32_t bits = luminamoon::data::lsh_value_bits(shape.rows, false);
+  const std::uint32_t min_matches = luminamoon::data::lsh_min_matches(0.8, kPerm, bits);
+  const std::size_t row_size = mi::row_bytes(kPerm, bits);
+  std::vector<std::uint8_t> rows(views.size() * row_size);
+  for (std::size_t i = 0; i < views.size(); ++i) {
+    mi::pack_row(signatures.data() + i * kPerm, kPerm, bits, rows.data() + i * row_size);
+  }
+  std::size_t kept = 0;
+  for (auto _ : state) {
+    mi::LshIndex index(kPerm, shape, bits, min_matches);
+    if (reserve) index.reserve_staged(views.size());
+    for (std::size_t i = 0; i < views.size(); ++i) {
+      kept += index.add_if_unique(rows.data() + i * row_size) ? 1U : 0U;
+    }
+  }
+  benchmark::DoNotOptimize(kept);
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(docs.size()));
+}
+
+void short_filter_batch(benchmark::State& state, unsigned threads) {
+  const auto* documents = short_documents_for(state);
+  if (documents == nullptr) return;
+  const auto& docs = *documents;
+  const std::vector<std::string_view> views(docs.begin(), docs.end());
+  std::vector<std::uint8_t> keep(views.size());
+  luminamoon::data::MinHashOptions options;
+  options.threads = threads;
+  for (auto _ : state) {
+    luminamoon::data::MinHashDeduplicator dedup(nullptr, options);
+    dedup.filter_batch(views, keep);
+    benchmark::DoNotOptimize(keep.data());
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(docs.size()));
+}
+
 // The fused hash-and-update kernel alone on the short documents' word 5-grams (tokenized once,
 // untimed): shingle lengths vary as on real text, where in the 512-shingle rows above the branch
 // predictor learns the lengths of the same shingles repeated. Items are shingles.
@@ -412,6 +469,15 @@ int main(int argc, char** argv) {
   }
   benchmark::RegisterBenchmark("short_signatures/corpus", short_signatures);
   benchmark::RegisterBenchmark("short_kernel/corpus", short_kernel);
+  benchmark::RegisterBenchmark("short_index/corpus/reserved", short_index, true);
+  benchmark::RegisterBenchmark("short_index/corpus/grown", short_index, false);
+  for (const unsigned threads : {1U, 2U}) {
+    benchmark::RegisterBenchmark(
+        ("short_filter_batch/corpus/threads:" + std::to_string(threads)).c_str(),
+        short_filter_batch, threads)
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
+  }
   const bool have_real = !real_text().empty();
   for (const bool real : {true, false}) {
     if (real && !have_real) continue;

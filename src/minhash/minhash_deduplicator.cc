@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <numeric>
 
 #include "luminamoon/data/checkpoint/epoch_log.h"
@@ -190,11 +191,14 @@ void MinHashDeduplicator::filter_batch(std::span<const std::string_view> documen
                           " != document count " + std::to_string(documents.size()));
   }
   const std::size_t p = hasher_.num_perm();
-  std::vector<std::uint32_t> signatures;
+  // Not zeroed: every value is written before it is read, and the pages are first touched by the
+  // workers that write them, in parallel, not by the caller before the pool starts.
+  const std::size_t most = std::min(kBatchChunk, documents.size());
+  const auto values = std::make_unique_for_overwrite<std::uint32_t[]>(most * p);
   std::vector<std::uint8_t> row(index_->row_bytes());
   for (std::size_t begin = 0; begin < documents.size(); begin += kBatchChunk) {
     const std::size_t n = std::min(kBatchChunk, documents.size() - begin);
-    signatures.resize(n * p);
+    const std::span<std::uint32_t> signatures(values.get(), n * p);
     // Probing is sequential in input order ("first occurrence wins", thread-count independence)
     // but pipelined: each finished range of signatures is probed while the pool computes the
     // next ones. The lock is held across, so no other call stages documents in between.
