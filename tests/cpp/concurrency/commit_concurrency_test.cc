@@ -1,10 +1,13 @@
 // Concurrency of the commit path (issue 13): filter_batch / is_unique on worker threads while
 // another thread commits in a loop. A commit must promote exactly what it wrote: RAM, the slot's
 // dedup_count, the WAL and the MinHash companion agree afterwards, and a reopen sees every
-// committed document. These tests are also the threaded driver of the ThreadSanitizer build
-// (LUMINAMOON_SANITIZE_THREAD, target luminamoon_concurrency_tests, scripts/test.sh).
+// committed document. Also MinHash filter_batch with threads=2 from several threads at once (the
+// in-order hand-off and the shape cache). These tests are also the threaded driver of the
+// ThreadSanitizer build (LUMINAMOON_SANITIZE_THREAD, target luminamoon_concurrency_tests,
+// scripts/test.sh).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <string>
@@ -160,6 +163,44 @@ TEST_F(CommitConcurrency, RollbackAndCloseRaceWithStaging) {
   EXPECT_EQ(dedup.committed_count(), tracker.committed().dedup_count);
   tracker.close();
   EXPECT_THROW(dedup.commit(), Error);
+}
+
+// MinHash filter_batch with threads=2 (signatures on the pool, probed in order by the calling
+// thread alone) from several threads at once, each with its own deduplicator and thresholds that
+// share optimal_lsh_shape's cache: every keep mask equals the one-thread answer.
+TEST(MinHashBatchThreads, HandOffAndShapeCacheMatchOneThread) {
+  std::vector<std::string> docs;
+  for (int i = 0; i < 400; ++i) docs.push_back(document(0, i / 10, i % 10));
+  for (int i = 0; i < 200; ++i) docs.push_back(docs[static_cast<std::size_t>(i * 7 % 400)]);
+  const std::vector<std::string_view> views(docs.begin(), docs.end());
+  const std::vector<double> thresholds = {0.5, 0.8, 0.9, 0.8};
+  std::vector<std::vector<std::uint8_t>> expected;
+  for (const double t : thresholds) {
+    MinHashOptions options;
+    options.threshold = t;
+    options.threads = 1;
+    MinHashDeduplicator one(nullptr, options);
+    std::vector<std::uint8_t> keep(views.size());
+    one.filter_batch(views, keep);
+    expected.push_back(keep);
+  }
+  std::vector<std::thread> callers;
+  std::vector<std::vector<std::uint8_t>> got(thresholds.size() * 2);
+  for (std::size_t c = 0; c < got.size(); ++c) {
+    callers.emplace_back([&, c] {
+      MinHashOptions options;
+      options.threshold = thresholds[c % thresholds.size()];
+      options.threads = 2;
+      MinHashDeduplicator index(nullptr, options);
+      got[c].resize(views.size());
+      index.filter_batch(views, got[c]);
+    });
+  }
+  for (auto& t : callers) t.join();
+  for (std::size_t c = 0; c < got.size(); ++c) {
+    EXPECT_EQ(got[c], expected[c % thresholds.size()]) << "caller " << c;
+  }
+  EXPECT_EQ(std::count(expected[1].begin(), expected[1].end(), 1), 400);
 }
 
 }  // namespace
