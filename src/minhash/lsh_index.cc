@@ -201,12 +201,7 @@ constexpr std::uint32_t kChunkBits = 56;
 std::uint64_t load_bits(const std::uint8_t* row, std::size_t row_size, std::size_t bit,
                         std::uint32_t count) noexcept {
   const std::size_t byte = bit / 8;
-  std::uint64_t v = 0;
-  if (byte + 8 <= row_size) {
-    v = internal::load_le<std::uint64_t>(row + byte);
-  } else {
-    for (std::size_t k = byte; k < row_size; ++k) v |= std::uint64_t{row[k]} << (8 * (k - byte));
-  }
+  const std::uint64_t v = internal::load_le_prefix(row + byte, row_size - byte);
   return (v >> (bit % 8)) & ((std::uint64_t{1} << count) - 1);
 }
 

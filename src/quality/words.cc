@@ -102,6 +102,7 @@ const PatternIndex& matcher_patterns() {
 }
 
 using internal::load_le;
+using internal::load_le_prefix;
 
 // The first min(8, size) bytes of `s` as a little-endian number, zero-extended. `limit` is
 // where the readable bytes after s.data() end (the end of the text `s` lies in): with 8 of them,
@@ -117,10 +118,7 @@ constexpr std::array<std::uint64_t, 9> kLowBytes = [] {  // k: the low k bytes s
 std::uint64_t head(std::string_view s, const char* limit) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const std::size_t n = std::min<std::size_t>(s.size(), 8);
-  if (limit - s.data() >= 8) return load_le<std::uint64_t>(p) & kLowBytes[n];
-  std::uint64_t v = 0;
-  for (std::size_t k = 0; k < n; ++k) v |= std::uint64_t{p[k]} << (8 * k);
-  return v;
+  return load_le_prefix(p, static_cast<std::size_t>(limit - s.data())) & kLowBytes[n];
 }
 
 // The byte length and the first eight bytes, mixed.

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
@@ -17,6 +18,15 @@ inline T load_le(const std::uint8_t* p) noexcept {
   T value;
   std::memcpy(&value, p, sizeof(T));
   if constexpr (std::endian::native == std::endian::big) value = byte_swap(value);
+  return value;
+}
+
+// The first min(8, available) bytes at p as a little-endian number, zero-extended: one load when
+// 8 bytes can be read, else byte by byte.
+inline std::uint64_t load_le_prefix(const std::uint8_t* p, std::size_t available) noexcept {
+  if (available >= 8) return load_le<std::uint64_t>(p);
+  std::uint64_t value = 0;
+  for (std::size_t k = 0; k < available; ++k) value |= std::uint64_t{p[k]} << (8 * k);
   return value;
 }
 
