@@ -6,6 +6,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -14,6 +15,7 @@
 #include "luminamoon/data/common/cpu_isa.h"
 #include "luminamoon/data/common/error.h"
 #include "luminamoon/data/common/suggest.h"
+#include "luminamoon/data/common/utf8_encode.h"
 #include "luminamoon/data/common/xxh3.h"
 
 namespace luminamoon::data::bindings {
@@ -83,8 +85,34 @@ std::string to_path_bytes(nb::handle value, const char* owner, const char* param
   return path;
 }
 
+#if !defined(Py_LIMITED_API)
+namespace {
+
+// The arena blocks that DocumentViews of this thread gave back, for the next ones to reuse: as
+// many as the last DocumentViews to finish used, at least kMinCached and at most kMaxCached
+// blocks of kArenaBlock bytes (16 to 128 MiB), kept until the thread ends. So a thread that
+// encodes batches of the same size again and again writes to memory it already has, and one large
+// batch followed by small ones gives its memory back. Larger blocks (one document of over 1 MiB
+// of UTF-8) are freed at once.
+constexpr std::size_t kArenaBlock = std::size_t{1} << 20;
+constexpr std::size_t kMinCached = 16;
+constexpr std::size_t kMaxCached = 128;
+thread_local std::vector<std::unique_ptr<char[]>> cached_arena_blocks;
+
+}  // namespace
+#endif
+
 DocumentViews::~DocumentViews() {
   for (Py_buffer& buffer : buffers_) PyBuffer_Release(&buffer);
+#if !defined(Py_LIMITED_API)
+  const std::size_t keep = std::clamp(arena_blocks_.size(), kMinCached, kMaxCached);
+  for (ArenaBlock& block : arena_blocks_) {
+    if (block.size == kArenaBlock && cached_arena_blocks.size() < keep) {
+      cached_arena_blocks.push_back(std::move(block.bytes));
+    }
+  }
+  if (cached_arena_blocks.size() > keep) cached_arena_blocks.resize(keep);
+#endif
 }
 
 std::string_view DocumentViews::add(nb::handle document, const std::string& where) {
@@ -106,6 +134,7 @@ std::string_view DocumentViews::add_object(PyObject* obj, const std::string* whe
       return add_known_valid(std::string_view(static_cast<const char*>(PyUnicode_DATA(obj)),
                                               static_cast<std::size_t>(PyUnicode_GET_LENGTH(obj))));
     }
+    return add_encoded(obj, where, index);
 #endif
     Py_ssize_t size = 0;
     const char* data = PyUnicode_AsUTF8AndSize(obj, &size);
@@ -147,6 +176,59 @@ std::string_view DocumentViews::add_object(PyObject* obj, const std::string* whe
                         std::string(nb::type_name(nb::handle(obj).type()).c_str()))
                            .c_str());
 }
+
+#if !defined(Py_LIMITED_API)
+std::string_view DocumentViews::add_encoded(PyObject* obj, const std::string* where,
+                                            std::size_t index) {
+#if PY_VERSION_HEX < 0x030C0000
+  // A str made by the legacy PyUnicode_FromUnicode has its characters only as wchar_t until it is
+  // made ready (CPython < 3.12; every str is ready from 3.12 on).
+  if (PyUnicode_READY(obj) != 0) throw nb::python_error();
+#endif
+  // UTF-8 that the str already holds (someone asked for it before): read in place. The field is
+  // there for every str that is not compact ASCII (PEP 393's PyCompactUnicodeObject).
+  const auto* compact = reinterpret_cast<const PyCompactUnicodeObject*>(obj);
+  if (compact->utf8 != nullptr) {
+    return add_known_valid(
+        std::string_view(compact->utf8, static_cast<std::size_t>(compact->utf8_length)));
+  }
+  const auto width = static_cast<unsigned>(PyUnicode_KIND(obj));
+  const auto count = static_cast<std::size_t>(PyUnicode_GET_LENGTH(obj));
+  char* out = arena_space(utf8_encode_capacity(count, width));
+  const Utf8Encoded encoded = encode_utf8(PyUnicode_DATA(obj), count, width, out);
+  const std::string_view view(out, encoded.size);
+  if (encoded.first_invalid == Utf8Encoded::npos) {
+    commit_arena(encoded.size);
+    return add_known_valid(view);
+  }
+  // A lone surrogate: its 'surrogatepass' form (what the encoder wrote), not valid UTF-8.
+  if (lone_surrogates_ == LoneSurrogates::kSurrogatepass) {
+    commit_arena(encoded.size);
+    return views_.emplace_back(view);
+  }
+  const std::string prefix = where != nullptr ? *where : "texts[" + std::to_string(index) + "]";
+  throw nb::value_error((prefix +
+                         ": str cannot be encoded as UTF-8 (it contains a lone surrogate); "
+                         "pass bytes, or fix the text with .encode('utf-8', 'replace')")
+                            .c_str());
+}
+
+char* DocumentViews::arena_space(std::size_t size) {
+  if (size <= arena_left_) return arena_next_;
+  ArenaBlock block;
+  if (size <= kArenaBlock && !cached_arena_blocks.empty()) {
+    block.bytes = std::move(cached_arena_blocks.back());
+    cached_arena_blocks.pop_back();
+  } else {
+    block.bytes = std::make_unique_for_overwrite<char[]>(std::max(size, kArenaBlock));
+  }
+  block.size = std::max(size, kArenaBlock);
+  arena_next_ = block.bytes.get();
+  arena_left_ = block.size;
+  arena_blocks_.push_back(std::move(block));
+  return arena_next_;
+}
+#endif
 
 void DocumentViews::add_batch(nb::handle documents) {
   if (PyList_Check(documents.ptr()) || PyTuple_Check(documents.ptr())) {

@@ -48,6 +48,13 @@ StringTensor from_sequence(nb::handle items) {
     PyObject* item = PyTuple_GetItem(snapshot.ptr(), static_cast<Py_ssize_t>(i));
     Py_ssize_t size = 0;
     if (PyUnicode_Check(item)) {
+#if !defined(Py_LIMITED_API)
+      // Not ASCII: encoded by the engine, the str left as it was (DocumentViews, common.h).
+      if (!PyUnicode_IS_ASCII(item)) {
+        strings[i] = others.add(item, "items[" + std::to_string(i) + "]");
+        continue;
+      }
+#endif
       if (const char* data = PyUnicode_AsUTF8AndSize(item, &size); data != nullptr) {
         strings[i] = std::string_view(data, static_cast<std::size_t>(size));
         continue;

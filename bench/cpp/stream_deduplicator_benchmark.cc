@@ -5,6 +5,11 @@
 //   BM_FilterHashes            probing/staging only, hashes precomputed
 //   BM_RealLong/<mode>         exact-dedup hashing of real long documents against the rate of
 //                              reading the same bytes (see below; needs LUMINAMOON_BENCH_REAL)
+//   BM_EncodeUtf8/<text>       encode_utf8 (how the bindings read a str that is not ASCII) of
+//                              64 KiB of code units: English with 3.5% accented letters as
+//                              Latin-1 and as UCS-2, Russian words (UCS-2, ~85% 2-byte), and
+//                              English with an emoji per ~200 characters (UCS-4);
+//                              bytes_per_second is UTF-8 written
 //
 // The corpus is built once, deterministically (fixed seed), in one contiguous arena: the same
 // layout an Arrow utf8 array gives the Python binding. Times are wall-clock (UseRealTime), since
@@ -21,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "luminamoon/data/common/utf8_encode.h"
 #include "luminamoon/data/common/xxh3.h"
 #include "luminamoon/data/dedup/stream_deduplicator.h"
 #include "real_text.h"
@@ -287,3 +293,70 @@ BENCHMARK_CAPTURE(BM_RealLong, read_cold, RealLongMode::kReadCold)->Unit(benchma
 BENCHMARK_CAPTURE(BM_RealLong, memcpy, RealLongMode::kMemcpy)->Unit(benchmark::kMillisecond);
 
 }  // namespace
+
+namespace {
+
+enum class EncodeText { kLatin1Sparse, kUcs2Sparse, kUcs2Russian, kUcs4Emoji };
+
+// 64 Ki code units of words of 2-9 letters and spaces, deterministic.
+template <typename Unit>
+std::vector<Unit> encode_text(EncodeText text) {
+  std::mt19937_64 rng(kSeed);
+  std::vector<Unit> units;
+  while (units.size() < (std::size_t{1} << 16)) {
+    const std::size_t letters = 2 + rng() % 8;
+    for (std::size_t k = 0; k < letters; ++k) {
+      std::uint32_t c = 'a' + static_cast<std::uint32_t>(rng() % 26);
+      switch (text) {
+        case EncodeText::kLatin1Sparse:
+        case EncodeText::kUcs2Sparse:
+          if (rng() % 1000 < 35)
+            c = text == EncodeText::kUcs2Sparse && rng() % 4 == 0 ? 0x20AC : 0xE9;
+          break;
+        case EncodeText::kUcs2Russian:
+          c = 0x430 + static_cast<std::uint32_t>(rng() % 32);
+          break;
+        case EncodeText::kUcs4Emoji:
+          if (rng() % 200 == 0) c = 0x1F600 + static_cast<std::uint32_t>(rng() % 64);
+          break;
+      }
+      units.push_back(static_cast<Unit>(c));
+    }
+    units.push_back(' ');
+  }
+  return units;
+}
+
+template <typename Unit>
+void encode_utf8_loop(benchmark::State& state, EncodeText text) {
+  const std::vector<Unit> units = encode_text<Unit>(text);
+  std::vector<char> out(luminamoon::data::utf8_encode_capacity(units.size(), sizeof(Unit)));
+  std::size_t written = 0;
+  for (auto _ : state) {
+    const auto r =
+        luminamoon::data::encode_utf8(units.data(), units.size(), sizeof(Unit), out.data());
+    benchmark::DoNotOptimize(r);
+    benchmark::ClobberMemory();
+    written += r.size;
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(written));
+}
+
+void BM_EncodeUtf8(benchmark::State& state, EncodeText text) {
+  switch (text) {
+    case EncodeText::kLatin1Sparse:
+      return encode_utf8_loop<std::uint8_t>(state, text);
+    case EncodeText::kUcs2Sparse:
+    case EncodeText::kUcs2Russian:
+      return encode_utf8_loop<std::uint16_t>(state, text);
+    case EncodeText::kUcs4Emoji:
+      return encode_utf8_loop<std::uint32_t>(state, text);
+  }
+}
+
+}  // namespace
+
+BENCHMARK_CAPTURE(BM_EncodeUtf8, latin1_sparse, EncodeText::kLatin1Sparse);
+BENCHMARK_CAPTURE(BM_EncodeUtf8, ucs2_sparse, EncodeText::kUcs2Sparse);
+BENCHMARK_CAPTURE(BM_EncodeUtf8, ucs2_russian, EncodeText::kUcs2Russian);
+BENCHMARK_CAPTURE(BM_EncodeUtf8, ucs4_emoji, EncodeText::kUcs4Emoji);

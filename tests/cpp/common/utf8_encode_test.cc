@@ -1,0 +1,155 @@
+// encode_utf8: golden bytes for each width, the first invalid unit, and equality with a
+// unit-by-unit reference (utf8_internal::encode) on random units of every width and length,
+// from unaligned pointers, around the 16-unit blocks.
+#include "luminamoon/data/common/utf8_encode.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/internal/utf8.h"
+#include "luminamoon/data/common/error.h"
+
+namespace luminamoon::data {
+namespace {
+
+template <typename Unit>
+std::pair<std::string, Utf8Encoded> encoded(const std::vector<Unit>& units) {
+  std::string out(utf8_encode_capacity(units.size(), sizeof(Unit)), '\0');
+  const Utf8Encoded r = encode_utf8(units.data(), units.size(), sizeof(Unit), out.data());
+  out.resize(r.size);
+  return {out, r};
+}
+
+// Unit by unit, as CPython's "surrogatepass" writes a surrogate, U+FFFD above U+10FFFF.
+template <typename Unit>
+std::pair<std::string, std::size_t> reference(const Unit* units, std::size_t n) {
+  std::string out;
+  std::size_t first_invalid = Utf8Encoded::npos;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t c = units[i];
+    const bool surrogate = c >= 0xD800 && c <= 0xDFFF;
+    if ((surrogate || c > 0x10FFFF) && first_invalid == Utf8Encoded::npos) first_invalid = i;
+    std::uint8_t bytes[4];
+    std::size_t length = 0;
+    if (surrogate) {
+      bytes[0] = static_cast<std::uint8_t>(0xE0 | (c >> 12));
+      bytes[1] = static_cast<std::uint8_t>(0x80 | ((c >> 6) & 0x3F));
+      bytes[2] = static_cast<std::uint8_t>(0x80 | (c & 0x3F));
+      length = 3;
+    } else {
+      length = utf8_internal::encode(c > 0x10FFFF ? 0xFFFD : c, bytes);
+    }
+    out.append(reinterpret_cast<const char*>(bytes), length);
+  }
+  return {out, first_invalid};
+}
+
+TEST(EncodeUtf8, GoldenBytesPerWidth) {
+  EXPECT_EQ(encoded(std::vector<std::uint8_t>{'h', 0xE9, 'l', 'l', 'o'}).first, "h\xC3\xA9llo");
+  EXPECT_EQ(encoded(std::vector<std::uint16_t>{0x20AC, ' ', 0x0416, 0x00FF}).first,
+            "\xE2\x82\xAC \xD0\x96\xC3\xBF");
+  EXPECT_EQ(encoded(std::vector<std::uint32_t>{0x1F600, 'a', 0x10FFFF}).first,
+            "\xF0\x9F\x98\x80"
+            "a\xF4\x8F\xBF\xBF");
+  EXPECT_EQ(encoded(std::vector<std::uint8_t>{}).first, "");
+  EXPECT_EQ(encoded(std::vector<std::uint8_t>{}).second.first_invalid, Utf8Encoded::npos);
+}
+
+TEST(EncodeUtf8, SurrogatesAreWrittenAsSurrogatepassAndReported) {
+  std::vector<std::uint16_t> units(40, 'x');
+  units[21] = 0xDC80;
+  units[33] = 0xD800;
+  const auto [bytes, r] = encoded(units);
+  EXPECT_EQ(r.first_invalid, 21u);
+  EXPECT_EQ(bytes.substr(21, 3), "\xED\xB2\x80");
+  EXPECT_EQ(bytes.size(), 40u + 2 * 2);
+  const auto [wide, r4] = encoded(std::vector<std::uint32_t>{'a', 0x110000, 0xDFFF});
+  EXPECT_EQ(r4.first_invalid, 1u);
+  EXPECT_EQ(wide, "a\xEF\xBF\xBD\xED\xBF\xBF");
+  // Latin-1 has nothing to report.
+  EXPECT_EQ(encoded(std::vector<std::uint8_t>(40, 0xFF)).second.first_invalid, Utf8Encoded::npos);
+}
+
+TEST(EncodeUtf8, OtherWidthsAreRejected) {
+  char out[8];
+  EXPECT_THROW(encode_utf8("abc", 1, 3, out), InvalidArgument);
+  EXPECT_THROW(encode_utf8("abc", 1, 0, out), InvalidArgument);
+}
+
+TEST(EncodeUtf8, CapacityIsTheWidestUnitTimesCount) {
+  EXPECT_EQ(utf8_encode_capacity(10, 1), 20u);
+  EXPECT_EQ(utf8_encode_capacity(10, 2), 30u);
+  EXPECT_EQ(utf8_encode_capacity(10, 4), 40u);
+  // The widest units fill it exactly.
+  EXPECT_EQ(encoded(std::vector<std::uint8_t>(33, 0x80)).first.size(), 66u);
+  EXPECT_EQ(encoded(std::vector<std::uint16_t>(33, 0xFFFF)).first.size(), 99u);
+  EXPECT_EQ(encoded(std::vector<std::uint32_t>(33, 0x10000)).first.size(), 132u);
+}
+
+// Mostly ASCII (runs that fill blocks) with the boundary values of every encoded length.
+template <typename Unit>
+std::vector<Unit> random_units(std::mt19937_64& rng, std::size_t n, std::uint32_t max) {
+  static constexpr std::uint32_t kEdges[] = {
+      0,      0x7F,   0x80,   0xFF,   0x100,  0x7FF,   0x800,    0xD7FF,   0xD800,    0xDBFF,
+      0xDC00, 0xDFFF, 0xE000, 0xFFFD, 0xFFFF, 0x10000, 0x10FFFF, 0x110000, 0xFFFFFFFF};
+  std::vector<Unit> units(n);
+  const unsigned ascii_share = static_cast<unsigned>(rng() % 101);  // percent, per string
+  for (Unit& u : units) {
+    std::uint32_t c = 0;
+    if (rng() % 100 < ascii_share) {
+      c = static_cast<std::uint32_t>(rng() % 0x80);
+    } else if (rng() % 2 == 0) {
+      c = kEdges[rng() % (sizeof kEdges / sizeof kEdges[0])];
+    } else {
+      c = static_cast<std::uint32_t>(rng());
+    }
+    u = static_cast<Unit>(c > max ? c % (max + std::uint64_t{1}) : c);
+  }
+  return units;
+}
+
+template <typename Unit>
+void check_against_reference(std::uint32_t max) {
+  std::mt19937_64 rng(sizeof(Unit) * 7919);
+  for (int round = 0; round < 3000; ++round) {
+    const std::size_t n = static_cast<std::size_t>(rng() % (round < 1000 ? 40 : 300));
+    const std::vector<Unit> units = random_units<Unit>(rng, n, max);
+    // From an odd address: the input need not be aligned for its width.
+    // (and no more bytes than the units: ASan sees a read past them)
+    std::vector<unsigned char> shifted(n * sizeof(Unit) + 1);
+    std::memcpy(shifted.data() + 1, units.data(), n * sizeof(Unit));
+    const std::size_t capacity = utf8_encode_capacity(n, sizeof(Unit));
+    std::string out(capacity + 8, '\x5A');
+    const Utf8Encoded r = encode_utf8(shifted.data() + 1, n, sizeof(Unit), out.data());
+    const auto [expected, first_invalid] = reference(units.data(), n);
+    ASSERT_EQ(out.substr(0, r.size), expected) << "round " << round << ", " << n << " units";
+    ASSERT_EQ(r.first_invalid, first_invalid) << "round " << round;
+    // Nothing past the capacity.
+    ASSERT_EQ(out.find_first_not_of('\x5A', capacity), std::string::npos) << "round " << round;
+  }
+}
+
+TEST(EncodeUtf8, Latin1MatchesTheReference) { check_against_reference<std::uint8_t>(0xFF); }
+TEST(EncodeUtf8, Ucs2MatchesTheReference) { check_against_reference<std::uint16_t>(0xFFFF); }
+TEST(EncodeUtf8, Utf32MatchesTheReference) { check_against_reference<std::uint32_t>(0xFFFFFFFF); }
+
+TEST(EncodeUtf8, ValidInputGivesValidUtf8) {
+  std::mt19937_64 rng(11);
+  for (int round = 0; round < 500; ++round) {
+    std::vector<std::uint32_t> units = random_units<std::uint32_t>(rng, rng() % 200, 0x10FFFF);
+    for (std::uint32_t& c : units) {
+      if (c >= 0xD800 && c <= 0xDFFF) c = 'x';
+    }
+    const auto [bytes, r] = encoded(units);
+    ASSERT_EQ(r.first_invalid, Utf8Encoded::npos);
+    ASSERT_TRUE(utf8_internal::is_valid(bytes)) << "round " << round;
+  }
+}
+
+}  // namespace
+}  // namespace luminamoon::data

@@ -1,0 +1,138 @@
+"""How the native module reads a ``str`` that is not ASCII: its UTF-8 is encoded by the engine
+(common/utf8_encode.h) into memory of the call, not by CPython's encoder, and the str is left as
+it was (the abi3 build asks CPython, which keeps the UTF-8 on the str). Every reading must equal
+``s.encode()`` (and ``'surrogatepass'`` where a stage reads lone surrogates), on both backends."""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+import threading
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import luminamoon.data as lmd
+from luminamoon.data import fallbacks
+
+native = pytest.importorskip("luminamoon.data._native")
+ABI3 = native.__file__.endswith(".abi3.so")
+
+# Each of CPython's three storage widths (Latin-1, UCS-2, UCS-4), with ASCII runs long enough to
+# fill the encoder's 16-unit blocks and the boundary code points of every UTF-8 length.
+EDGES = "\x7f\x80\xe9\xff\u0100\u07ff\u0800\u20ac\ud7ff\ue000\uffff\U00010000\U0001f600\U0010ffff"
+texts = st.text(
+    alphabet=st.sampled_from("abc ,.\n")
+    | st.sampled_from(EDGES)
+    | st.characters(blacklist_categories=("Cs",)),
+    max_size=300,
+) | st.builds(
+    lambda runs, wide: wide.join(runs),
+    st.lists(st.text(alphabet="abcdefgh ", min_size=0, max_size=40), min_size=1, max_size=8),
+    st.sampled_from(EDGES),
+)
+
+
+def utf8_cached(s: str) -> str:
+    """``s`` with its UTF-8 kept on it, as after a C extension's PyUnicode_AsUTF8 call."""
+    as_utf8 = ctypes.pythonapi.PyUnicode_AsUTF8
+    as_utf8.restype = ctypes.c_char_p
+    as_utf8.argtypes = [ctypes.py_object]
+    assert as_utf8(s) == s.encode()
+    return s
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=texts)
+def test_a_str_reads_as_its_utf8(text: str) -> None:
+    expected = lmd.xxh3_64(text.encode())
+    assert lmd.xxh3_64(text) == expected == fallbacks.xxh3_64(text)
+    fresh = text[:0] + text  # (the same object for a non-empty str: CPython shares it)
+    assert lmd.StreamDeduplicator().filter_batch([fresh, text.encode()]) == [True, False]
+
+
+@settings(max_examples=100, deadline=None)
+@given(batch=st.lists(texts, max_size=40))
+def test_batches_read_like_their_bytes(batch: list[str]) -> None:
+    encoded = [t.encode() for t in batch]
+    assert lmd.StreamDeduplicator().filter_batch(batch) == lmd.StreamDeduplicator().filter_batch(
+        encoded
+    )
+    mh = lmd.MinHashDeduplicator(num_perm=16, threads=1)
+    assert np.array_equal(mh.signatures(batch), mh.signatures(encoded))
+
+
+def test_every_width_and_a_cached_str() -> None:
+    docs = [
+        "caf\xe9 " * 40,  # Latin-1
+        "\u0416\u0443\u0440\u043d\u0430\u043b " * 40 + "ascii tail",  # UCS-2, dense
+        "mostly ascii text with one \u20ac sign " * 20,  # UCS-2, sparse
+        "emoji \U0001f600 and ascii " * 30,  # UCS-4
+    ]
+    docs.append(utf8_cached("kept utf-8: na\xefve " * 10 + "\u2603"))
+    for d in docs:
+        assert lmd.xxh3_64(d) == lmd.xxh3_64(d.encode())
+        assert lmd.StreamDeduplicator().filter_batch([d, d.encode()]) == [True, False]
+
+
+@pytest.mark.skipif(
+    ABI3, reason="the abi3 build asks PyUnicode_AsUTF8AndSize, which keeps the UTF-8 on the str"
+)
+def test_the_str_is_left_as_it_was() -> None:
+    docs = ["na\xefve " * 500, "\u20ac " * 500, "\U0001f600 " * 500, "x" * 100 + "\u0100"]
+    before = [sys.getsizeof(d) for d in docs]
+    lmd.StreamDeduplicator().filter_batch(docs)
+    lmd.MinHashDeduplicator(num_perm=16, threads=1).signatures(docs)
+    lmd.QualityFilter("gopher_repetition", threads=1).filter_batch(docs)
+    lmd.PIIMasker().mask_batch(docs)
+    lmd.xxh3_64(docs[0])
+    assert lmd.StringTensor.from_pylist(docs).to_pylist() == docs
+    # CPython counts a str's kept UTF-8 in its size.
+    assert [sys.getsizeof(d) for d in docs] == before
+    utf8_cached(docs[0])
+    assert sys.getsizeof(docs[0]) > before[0]
+
+
+def test_large_batches_and_documents() -> None:
+    # Over the 1 MiB arena block (one document of its own) and over the 16 cached blocks.
+    big = "\u00e9t\u00e9 " * 400_000  # 2.4 MB of UTF-8
+    many = [f"doc {i}: \u00fcber " * 2000 for i in range(300)]  # ~3.6 MB
+    batch = [big, *many, big + "!", *many]
+    keep = lmd.StreamDeduplicator().filter_batch(batch)
+    assert keep == [True] * 302 + [False] * 300
+    assert [lmd.xxh3_64(d) for d in batch[:3]] == [lmd.xxh3_64(d.encode()) for d in batch[:3]]
+
+
+def test_threads_read_the_same() -> None:
+    docs = [f"{i} gr\u00fc\u00dfe \u20ac {i * 7}" * 50 for i in range(200)]
+    expected = [lmd.xxh3_64(d.encode()) for d in docs]
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            for _ in range(20):
+                assert lmd.StreamDeduplicator(threads=1).filter_batch(docs) == [True] * len(docs)
+                assert [lmd.xxh3_64(d) for d in docs] == expected
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+
+
+@pytest.mark.parametrize(
+    "text", ["lone \ud800 in UCS-2 \u20ac", "\U0001f600 lone \udc80", "\ud800"]
+)
+def test_lone_surrogates(text: str) -> None:
+    with pytest.raises(ValueError, match=r"texts\[1\]: str cannot be encoded as UTF-8"):
+        lmd.StreamDeduplicator().filter_batch(["ok", text])
+    with pytest.raises(ValueError, match="lone surrogate"):
+        fallbacks.StreamDeduplicator().filter_batch(["ok", text])
+    # Stages that read 'surrogatepass' bytes (the cleaner repairs them) agree with the fallback.
+    assert lmd.TextCleaner().clean_batch([text]) == fallbacks.TextCleaner().clean_batch([text])
