@@ -197,6 +197,13 @@ std::string_view DocumentViews::add_encoded(PyObject* obj, const std::string* wh
   char* out = arena_space(utf8_encode_capacity(count, width));
   const Utf8Encoded encoded = encode_utf8(PyUnicode_DATA(obj), count, width, out);
   const std::string_view view(out, encoded.size);
+  if (hash_encoded_ && (encoded.first_invalid == Utf8Encoded::npos ||
+                        lone_surrogates_ == LoneSurrogates::kSurrogatepass)) {
+    // (the space is not committed: the next document is encoded over it)
+    hashed_encoded_.emplace_back(views_.size(), xxh3_64(view));
+    if (encoded.first_invalid != Utf8Encoded::npos) return views_.emplace_back();
+    return add_known_valid({});
+  }
   if (encoded.first_invalid == Utf8Encoded::npos) {
     commit_arena(encoded.size);
     return add_known_valid(view);

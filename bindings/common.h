@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace luminamoon::data::bindings {
@@ -72,6 +73,17 @@ class DocumentViews {
   void add_batch(nb::handle documents);
 
   const std::vector<std::string_view>& views() const noexcept { return views_; }
+
+  // For stages that need only each document's XXH3-64 (exact dedup): from this call on, a str
+  // that must be encoded is encoded into the same reused space, hashed there at once (with the
+  // GIL held), and given an empty view; hashed_encoded() lists (view index, hash) for those. The
+  // batch's encoded text is then never written out and read back: at 14K long real documents it
+  // was 54 MB, which left the caches between the two. (No effect in the abi3 build, which has
+  // no encoder of its own.)
+  void hash_encoded_documents() noexcept { hash_encoded_ = true; }
+  const std::vector<std::pair<std::size_t, std::uint64_t>>& hashed_encoded() const noexcept {
+    return hashed_encoded_;
+  }
   // Per view: 1 when it is a str's own UTF-8 (valid by construction, so a consumer may skip its
   // check), 0 for bytes, buffers, Arrow strings and a str with lone surrogates (surrogatepass).
   std::span<const std::uint8_t> known_valid_utf8() {
@@ -110,6 +122,8 @@ class DocumentViews {
   char* arena_next_ = nullptr;
   std::size_t arena_left_ = 0;
 #endif
+  bool hash_encoded_ = false;
+  std::vector<std::pair<std::size_t, std::uint64_t>> hashed_encoded_;
   std::vector<std::string_view> views_;
   std::vector<std::uint8_t> known_valid_;  // per view up to the last valid one, see above
   std::vector<Py_buffer> buffers_;

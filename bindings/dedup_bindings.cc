@@ -69,11 +69,16 @@ void bind_dedup(nb::module_& m) {
           "filter_batch",
           [](StreamDeduplicator& d, nb::handle texts) {
             DocumentViews views;
+            views.hash_encoded_documents();  // a str that is not ASCII: hashed as it is read
             views.add_batch(texts);
-            std::vector<std::uint8_t> keep(views.views().size());
+            const std::size_t n = views.views().size();
+            std::vector<std::uint8_t> keep(n);
             {
               nb::gil_scoped_release release;
-              d.filter_batch(views.views(), keep);
+              std::vector<std::uint64_t> hashes(n);
+              hash_documents(views.views(), hashes, d.options().threads);
+              for (const auto& [index, hash] : views.hashed_encoded()) hashes[index] = hash;
+              d.filter_hashes(hashes, keep);
             }
             return to_bool_list(keep);
           },

@@ -19,44 +19,14 @@
 #include <emmintrin.h>
 #endif
 
+#include "common/internal/isa_dispatch.h"
+#include "common/internal/utf8_encode_kernels.h"
 #include "luminamoon/data/common/error.h"
 
 namespace luminamoon::data {
 namespace {
 
 constexpr std::size_t kBlock = 16;
-
-// One code point at `out`; returns the end of what it wrote. A surrogate takes the generic
-// 3-byte form (surrogatepass), a value above U+10FFFF the replacement character.
-inline char* put(std::uint32_t c, char* out) noexcept {
-  if (c < 0x80) {
-    out[0] = static_cast<char>(c);
-    return out + 1;
-  }
-  if (c < 0x800) {
-    out[0] = static_cast<char>(0xC0 | (c >> 6));
-    out[1] = static_cast<char>(0x80 | (c & 0x3F));
-    return out + 2;
-  }
-  if (c < 0x10000) {
-    out[0] = static_cast<char>(0xE0 | (c >> 12));
-    out[1] = static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out[2] = static_cast<char>(0x80 | (c & 0x3F));
-    return out + 3;
-  }
-  if (c < 0x110000) {
-    out[0] = static_cast<char>(0xF0 | (c >> 18));
-    out[1] = static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-    out[2] = static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out[3] = static_cast<char>(0x80 | (c & 0x3F));
-    return out + 4;
-  }
-  std::memcpy(out, "\xEF\xBF\xBD", 3);
-  return out + 3;
-}
-
-// Not a Unicode scalar value: a surrogate, or above U+10FFFF.
-inline bool invalid(std::uint32_t c) noexcept { return c - 0xD800u < 0x800u || c >= 0x110000u; }
 
 // Writes the kBlock units at `in` to `out` as 16 bytes, narrowed (a unit above 0x7F becomes some
 // byte: only the bytes before the first such unit are meant), and returns a mask of the units
@@ -110,21 +80,10 @@ unsigned narrow_block(const unsigned char* in, char* out) noexcept {
 
 template <typename Unit>
 Utf8Encoded encode(const unsigned char* in, std::size_t count, char* out) noexcept {
+  using internal::utf8_encode::unit_at;
+  using internal::utf8_encode::units_one_by_one;
   Utf8Encoded result;
   char* o = out;
-  // Unit k, copied out with memcpy (the input need not be aligned for Unit).
-  const auto unit = [in](std::size_t k) {
-    Unit u;
-    std::memcpy(&u, in + k * sizeof(Unit), sizeof u);
-    return static_cast<std::uint32_t>(u);
-  };
-  const auto encode_one = [&](std::size_t k) {
-    const std::uint32_t c = unit(k);
-    if (sizeof(Unit) > 1 && invalid(c) && result.first_invalid == Utf8Encoded::npos) {
-      result.first_invalid = k;
-    }
-    o = put(c, o);
-  };
   // Blocks of 16 units from i: the ASCII ones before the first wider unit are kept from the
   // block's store, then the run of wider units is encoded one by one, and the next block starts
   // right after it. (The store writes 16 bytes at o, and the output has room for at least two
@@ -148,29 +107,72 @@ Utf8Encoded encode(const unsigned char* in, std::size_t count, char* out) noexce
     // The rest of the block unit by unit when it holds another wide unit (dense text: words of
     // Cyrillic or CJK between ASCII spaces), else only the run of wide units.
     if ((wide >> ascii) > 1) {
-      while (i < block_end) encode_one(i++);
+      o = units_one_by_one<Unit>(in, i, block_end, o, result);
+      i = block_end;
     } else {
       do {
-        encode_one(i++);
-      } while (i < count && unit(i) >= 0x80);
+        o = units_one_by_one<Unit>(in, i, i + 1, o, result);
+        ++i;
+      } while (i < count && unit_at<Unit>(in, i) >= 0x80);
     }
   }
-  for (; i < count; ++i) encode_one(i);
+  o = units_one_by_one<Unit>(in, i, count, o, result);
   result.size = static_cast<std::size_t>(o - out);
   return result;
 }
 
+constexpr internal::Utf8EncodeKernel kPortable{Isa::kScalar, internal::encode_latin1_portable,
+                                               internal::encode_ucs2_portable,
+                                               internal::encode_utf32_portable};
+#if defined(LUMINAMOON_HAVE_X86_KERNELS)
+// (UTF-32 text outside the ASCII blocks is mostly astral: the portable loop.)
+constexpr internal::Utf8EncodeKernel kAvx2{Isa::kAvx2, internal::encode_latin1_avx2,
+                                           internal::encode_ucs2_avx2,
+                                           internal::encode_utf32_portable};
+#endif
+
+constexpr internal::IsaKernels<internal::Utf8EncodeKernel> kTables {
+  .scalar = &kPortable,
+#if defined(LUMINAMOON_HAVE_X86_KERNELS)
+  .avx2 = &kAvx2, .avx512 = &kAvx2,
+#endif
+  .neon = &kPortable,
+};
+
 }  // namespace
+
+namespace internal {
+
+Utf8Encoded encode_latin1_portable(const unsigned char* units, std::size_t count, char* out) {
+  return encode<std::uint8_t>(units, count, out);
+}
+Utf8Encoded encode_ucs2_portable(const unsigned char* units, std::size_t count, char* out) {
+  return encode<std::uint16_t>(units, count, out);
+}
+Utf8Encoded encode_utf32_portable(const unsigned char* units, std::size_t count, char* out) {
+  return encode<std::uint32_t>(units, count, out);
+}
+
+const Utf8EncodeKernel& utf8_encode_kernel_for(Isa isa) {
+  return select_kernel(kTables, isa, "UTF-8 encoder");
+}
+
+const Utf8EncodeKernel& active_utf8_encode_kernel() {
+  static const Utf8EncodeKernel& active = utf8_encode_kernel_for(active_isa());
+  return active;
+}
+
+}  // namespace internal
 
 Utf8Encoded encode_utf8(const void* units, std::size_t count, unsigned width, char* out) {
   const auto* in = static_cast<const unsigned char*>(units);
   switch (width) {
     case 1:
-      return encode<std::uint8_t>(in, count, out);
+      return internal::active_utf8_encode_kernel().latin1(in, count, out);
     case 2:
-      return encode<std::uint16_t>(in, count, out);
+      return internal::active_utf8_encode_kernel().ucs2(in, count, out);
     case 4:
-      return encode<std::uint32_t>(in, count, out);
+      return internal::active_utf8_encode_kernel().utf32(in, count, out);
     default:
       throw InvalidArgument("encode_utf8: code units are 1, 2 or 4 bytes wide, got " +
                             std::to_string(width));

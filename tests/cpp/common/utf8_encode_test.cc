@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -12,6 +13,8 @@
 #include <vector>
 
 #include "common/internal/utf8.h"
+#include "common/internal/utf8_encode_kernels.h"
+#include "luminamoon/data/common/cpu_isa.h"
 #include "luminamoon/data/common/error.h"
 
 namespace luminamoon::data {
@@ -114,7 +117,7 @@ std::vector<Unit> random_units(std::mt19937_64& rng, std::size_t n, std::uint32_
 }
 
 template <typename Unit>
-void check_against_reference(std::uint32_t max) {
+void check_kernel_against_reference(internal::Utf8EncodeFn kernel, std::uint32_t max) {
   std::mt19937_64 rng(sizeof(Unit) * 7919);
   for (int round = 0; round < 3000; ++round) {
     const std::size_t n = static_cast<std::size_t>(rng() % (round < 1000 ? 40 : 300));
@@ -125,7 +128,7 @@ void check_against_reference(std::uint32_t max) {
     std::memcpy(shifted.data() + 1, units.data(), n * sizeof(Unit));
     const std::size_t capacity = utf8_encode_capacity(n, sizeof(Unit));
     std::string out(capacity + 8, '\x5A');
-    const Utf8Encoded r = encode_utf8(shifted.data() + 1, n, sizeof(Unit), out.data());
+    const Utf8Encoded r = kernel(shifted.data() + 1, n, out.data());
     const auto [expected, first_invalid] = reference(units.data(), n);
     ASSERT_EQ(out.substr(0, r.size), expected) << "round " << round << ", " << n << " units";
     ASSERT_EQ(r.first_invalid, first_invalid) << "round " << round;
@@ -134,9 +137,57 @@ void check_against_reference(std::uint32_t max) {
   }
 }
 
+// The kernel of `isa` for Unit's width.
+template <typename Unit>
+internal::Utf8EncodeFn kernel_of(Isa isa) {
+  const internal::Utf8EncodeKernel& k = internal::utf8_encode_kernel_for(isa);
+  return sizeof(Unit) == 1 ? k.latin1 : sizeof(Unit) == 2 ? k.ucs2 : k.utf32;
+}
+
+template <typename Unit>
+void check_against_reference(std::uint32_t max) {
+  for (const Isa isa : supported_isas()) {
+    SCOPED_TRACE(std::string(isa_name(isa)));
+    check_kernel_against_reference<Unit>(kernel_of<Unit>(isa), max);
+  }
+}
+
 TEST(EncodeUtf8, Latin1MatchesTheReference) { check_against_reference<std::uint8_t>(0xFF); }
 TEST(EncodeUtf8, Ucs2MatchesTheReference) { check_against_reference<std::uint16_t>(0xFFFF); }
 TEST(EncodeUtf8, Utf32MatchesTheReference) { check_against_reference<std::uint32_t>(0xFFFFFFFF); }
+
+TEST(EncodeUtf8, EveryKernelOnWordsOfEachScript) {
+  // Words of ASCII, Latin-1, Cyrillic (2 bytes), CJK (3 bytes) and emoji between spaces, in
+  // strings long enough for many blocks of each mix.
+  static constexpr std::uint32_t kScripts[][2] = {
+      {'a', 26}, {0xE0, 32}, {0x430, 32}, {0x4E00, 500}, {0x1F600, 64}};
+  std::mt19937_64 rng(5);
+  for (int round = 0; round < 200; ++round) {
+    std::vector<std::uint32_t> text;
+    while (text.size() < 500) {
+      const auto* script = kScripts[rng() % (round % 5 == 0 ? 5 : 3)];
+      for (std::size_t k = 2 + rng() % 8; k > 0; --k) {
+        text.push_back(script[0] + static_cast<std::uint32_t>(rng() % script[1]));
+      }
+      text.push_back(' ');
+    }
+    const auto [expected, first_invalid] = reference(text.data(), text.size());
+    ASSERT_EQ(first_invalid, Utf8Encoded::npos);
+    for (const Isa isa : supported_isas()) {
+      const internal::Utf8EncodeKernel& kernel = internal::utf8_encode_kernel_for(isa);
+      std::string out(utf8_encode_capacity(text.size(), 4), '\0');
+      if (std::all_of(text.begin(), text.end(), [](std::uint32_t c) { return c < 0x10000; })) {
+        const std::vector<std::uint16_t> ucs2(text.begin(), text.end());
+        const Utf8Encoded r = kernel.ucs2(reinterpret_cast<const unsigned char*>(ucs2.data()),
+                                          ucs2.size(), out.data());
+        ASSERT_EQ(out.substr(0, r.size), expected) << isa_name(isa) << ", round " << round;
+      }
+      const Utf8Encoded r = kernel.utf32(reinterpret_cast<const unsigned char*>(text.data()),
+                                         text.size(), out.data());
+      ASSERT_EQ(out.substr(0, r.size), expected) << isa_name(isa) << ", round " << round;
+    }
+  }
+}
 
 TEST(EncodeUtf8, ValidInputGivesValidUtf8) {
   std::mt19937_64 rng(11);
