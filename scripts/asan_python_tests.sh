@@ -14,7 +14,7 @@ cmake --build "$BUILD" --target _native
 OVERLAY=$(mktemp -d)
 trap 'rm -rf "$OVERLAY"' EXIT
 cp -r python/. "$OVERLAY/"
-ln -s "$PWD/$BUILD"/bindings/_native*.so "$OVERLAY/luminamoon/data/"
+ln -sf "$PWD/$BUILD"/bindings/_native*.so "$OVERLAY/luminamoon/data/"
 LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)" \
   ASAN_OPTIONS=detect_leaks=0 PYTHONPATH="$OVERLAY" \
   .venv/bin/python -m pytest -q -p no:cacheprovider \

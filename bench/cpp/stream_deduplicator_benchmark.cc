@@ -7,7 +7,8 @@
 //                              reading the same bytes (see below; needs LUMINAMOON_BENCH_REAL)
 //   BM_EncodeUtf8/<text>       encode_utf8 (how the bindings read a str that is not ASCII) of
 //                              64 KiB of code units: English with 3.5% accented letters as
-//                              Latin-1 and as UCS-2, Russian words (UCS-2, ~85% 2-byte), and
+//                              Latin-1 and as UCS-2, Russian words (UCS-2, ~85% 2-byte),
+//                              Chinese (UCS-2, ~85% 3-byte, spaces between words) and
 //                              English with an emoji per ~200 characters (UCS-4);
 //                              bytes_per_second is UTF-8 written
 //
@@ -296,7 +297,7 @@ BENCHMARK_CAPTURE(BM_RealLong, memcpy, RealLongMode::kMemcpy)->Unit(benchmark::k
 
 namespace {
 
-enum class EncodeText { kLatin1Sparse, kUcs2Sparse, kUcs2Russian, kUcs4Emoji };
+enum class EncodeText { kLatin1Sparse, kUcs2Sparse, kUcs2Russian, kUcs2Chinese, kUcs4Emoji };
 
 // 64 Ki code units of words of 2-9 letters and spaces, deterministic.
 template <typename Unit>
@@ -315,6 +316,9 @@ std::vector<Unit> encode_text(EncodeText text) {
           break;
         case EncodeText::kUcs2Russian:
           c = 0x430 + static_cast<std::uint32_t>(rng() % 32);
+          break;
+        case EncodeText::kUcs2Chinese:
+          c = 0x4E00 + static_cast<std::uint32_t>(rng() % 3000);
           break;
         case EncodeText::kUcs4Emoji:
           if (rng() % 200 == 0) c = 0x1F600 + static_cast<std::uint32_t>(rng() % 64);
@@ -348,6 +352,7 @@ void BM_EncodeUtf8(benchmark::State& state, EncodeText text) {
       return encode_utf8_loop<std::uint8_t>(state, text);
     case EncodeText::kUcs2Sparse:
     case EncodeText::kUcs2Russian:
+    case EncodeText::kUcs2Chinese:
       return encode_utf8_loop<std::uint16_t>(state, text);
     case EncodeText::kUcs4Emoji:
       return encode_utf8_loop<std::uint32_t>(state, text);
@@ -359,4 +364,5 @@ void BM_EncodeUtf8(benchmark::State& state, EncodeText text) {
 BENCHMARK_CAPTURE(BM_EncodeUtf8, latin1_sparse, EncodeText::kLatin1Sparse);
 BENCHMARK_CAPTURE(BM_EncodeUtf8, ucs2_sparse, EncodeText::kUcs2Sparse);
 BENCHMARK_CAPTURE(BM_EncodeUtf8, ucs2_russian, EncodeText::kUcs2Russian);
+BENCHMARK_CAPTURE(BM_EncodeUtf8, ucs2_chinese, EncodeText::kUcs2Chinese);
 BENCHMARK_CAPTURE(BM_EncodeUtf8, ucs4_emoji, EncodeText::kUcs4Emoji);

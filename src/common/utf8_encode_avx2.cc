@@ -6,9 +6,10 @@
 // Besides narrowing ASCII blocks, these encode 8 units that are all below U+0800 (ASCII, Latin,
 // Greek, Cyrillic, Hebrew, Arabic...) without a branch per unit: each 16-bit lane is made into its
 // 2-byte form (or keeps its ASCII byte), and one PSHUFB packs the bytes that belong, picked from
-// a table by the 8-bit mask of ASCII lanes. The portable kernel took a misprediction or two per
-// non-ASCII character; on text like the real corpus's (96.5% ASCII, accents here and there) most
-// blocks with one were paying it.
+// a table by the 8-bit mask of ASCII lanes. 8 UCS-2 units with 3-byte ones among them (CJK, but
+// also dashes, quotes and box drawing in Latin text) take 32-bit lanes and a PSHUFB per 4. The
+// portable kernel took a misprediction or two per non-ASCII character; on text like the real
+// corpus's (96.5% ASCII, accents here and there) most blocks with one were paying it.
 #include <immintrin.h>
 
 #include <array>
@@ -46,6 +47,28 @@ constexpr PackTable make_pack_table() {
 
 constexpr PackTable kPack = make_pack_table();
 
+// For 4 code points in 32-bit lanes, each written as its UTF-8 bytes from the lane's low byte
+// up: key bit k set when lane k is one byte long, bit k + 4 when it is at most two (so a lane is
+// 1, 2 or 3 bytes long); the PSHUFB indices that keep those bytes in order, and their count.
+constexpr PackTable make_bmp_table() {
+  PackTable t{};
+  for (unsigned key = 0; key < 256; ++key) {
+    unsigned n = 0;
+    for (unsigned k = 0; k < 4; ++k) {
+      const bool one = ((key >> k) & 1) != 0;
+      const bool two = ((key >> (k + 4)) & 1) != 0;
+      const unsigned length = one ? 1 : two ? 2 : 3;
+      for (unsigned b = 0; b < length; ++b)
+        t.shuffle[key][n++] = static_cast<std::uint8_t>(4 * k + b);
+    }
+    t.length[key] = static_cast<std::uint8_t>(n);
+    for (; n < 16; ++n) t.shuffle[key][n] = 0x80;
+  }
+  return t;
+}
+
+constexpr PackTable kBmp = make_bmp_table();
+
 // 8 units in 16-bit lanes, all below 0x800, as UTF-8 at `out` (16 bytes stored, the first ones
 // meant); returns how many are meant.
 LUMINAMOON_AVX2 inline std::size_t below_0800(__m128i v, char* out) {
@@ -63,10 +86,59 @@ LUMINAMOON_AVX2 inline std::size_t below_0800(__m128i v, char* out) {
   return kPack.length[m];
 }
 
+// 8 units in 16-bit lanes, none a surrogate (any may be 3 bytes long: CJK, dashes, quotes), as
+// UTF-8 at `out`: two stores of 16 bytes, the second at most 12 bytes past `out`, so 28 bytes of
+// room; returns how many are meant (at most 24). Each 32-bit lane holds one unit's bytes from
+// its low byte up (its 1-, 2- and 3-byte forms made side by side and picked by two compares),
+// and each 128-bit half packs its 4 lanes with one PSHUFB.
+LUMINAMOON_AVX2 inline std::size_t basic_plane(__m128i v, char* out) {
+  const __m256i c = _mm256_cvtepu16_epi32(v);
+  const __m256i low6 =
+      _mm256_or_si256(_mm256_and_si256(c, _mm256_set1_epi32(0x3F)), _mm256_set1_epi32(0x80));
+  const __m256i mid6 = _mm256_or_si256(
+      _mm256_and_si256(_mm256_srli_epi32(c, 6), _mm256_set1_epi32(0x3F)), _mm256_set1_epi32(0x80));
+  const __m256i three =
+      _mm256_or_si256(_mm256_or_si256(_mm256_srli_epi32(c, 12), _mm256_set1_epi32(0xE0)),
+                      _mm256_or_si256(_mm256_slli_epi32(mid6, 8), _mm256_slli_epi32(low6, 16)));
+  const __m256i two =
+      _mm256_or_si256(_mm256_or_si256(_mm256_srli_epi32(c, 6), _mm256_set1_epi32(0xC0)),
+                      _mm256_slli_epi32(low6, 8));
+  const __m256i one = _mm256_cmpgt_epi32(_mm256_set1_epi32(0x80), c);     // c < 0x80
+  const __m256i upto2 = _mm256_cmpgt_epi32(_mm256_set1_epi32(0x800), c);  // c < 0x800
+  const __m256i bytes = _mm256_blendv_epi8(_mm256_blendv_epi8(three, two, upto2), c, one);
+  const auto ones = static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(one)));
+  const auto twos = static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(upto2)));
+  const unsigned low_key = (ones & 0xF) | ((twos & 0xF) << 4);
+  const unsigned high_key = (ones >> 4) | ((twos >> 4) << 4);
+  const __m256i shuffle = _mm256_setr_m128i(
+      _mm_loadu_si128(reinterpret_cast<const __m128i*>(kBmp.shuffle[low_key].data())),
+      _mm_loadu_si128(reinterpret_cast<const __m128i*>(kBmp.shuffle[high_key].data())));
+  const __m256i packed = _mm256_shuffle_epi8(bytes, shuffle);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm256_castsi256_si128(packed));
+  const std::size_t first = kBmp.length[low_key];
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out + first), _mm256_extracti128_si256(packed, 1));
+  return first + kBmp.length[high_key];
+}
+
+// The 8 units v, units [at, at + 8) of `in`, at `out`: vector code when all are below U+0800, or
+// none is a surrogate; unit by unit otherwise (a lone surrogate, which is reported). Needs 28
+// bytes of room (basic_plane).
+LUMINAMOON_AVX2 inline char* ucs2_half(const unsigned char* in, __m128i v, std::size_t at,
+                                       char* out, Utf8Encoded& result) {
+  const __m128i above_7ff = _mm_set1_epi16(-0x800);  // 0xF800
+  if (_mm_testz_si128(v, above_7ff)) return out + below_0800(v, out);
+  const __m128i surrogate = _mm_set1_epi16(-0x2800);  // 0xD800: the top 5 bits of every one
+  const __m128i surrogates = _mm_cmpeq_epi16(_mm_and_si128(v, above_7ff), surrogate);
+  if (_mm_testz_si128(surrogates, surrogates)) return out + basic_plane(v, out);
+  return units_one_by_one<std::uint16_t>(in, at, at + 8, out, result);
+}
+
 }  // namespace
 
-// Room: at unit i the output has at least 2 (Latin-1) or 3 (UCS-2) bytes a unit left, 32 or 48
-// for a block of 16, and each store below writes 16 bytes at most 16 bytes past the last one.
+// Room: at unit i the output has at least 2 (Latin-1) or 3 (UCS-2) bytes a unit left: 32 for a
+// Latin-1 block of 16, whose stores write 16 bytes at most 16 bytes past the last one; a UCS-2
+// block's second half has 24 bytes for its 8 units and 6 for the 2 units the loop leaves after
+// it, 30 of the 28 that basic_plane may write.
 LUMINAMOON_AVX2 Utf8Encoded encode_latin1_avx2(const unsigned char* in, std::size_t count,
                                                char* out) {
   Utf8Encoded result;  // (Latin-1 holds no surrogate)
@@ -93,10 +165,9 @@ LUMINAMOON_AVX2 Utf8Encoded encode_ucs2_avx2(const unsigned char* in, std::size_
                                              char* out) {
   Utf8Encoded result;
   char* o = out;
-  const __m128i above_7f = _mm_set1_epi16(-0x80);    // 0xFF80
-  const __m128i above_7ff = _mm_set1_epi16(-0x800);  // 0xF800
+  const __m128i above_7f = _mm_set1_epi16(-0x80);  // 0xFF80
   std::size_t i = 0;
-  for (; i + 16 <= count; i += 16) {
+  for (; i + 18 <= count; i += 16) {
     __builtin_prefetch(in + 2 * i + 1024);
     const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + 2 * i));
     const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + 2 * i + 16));
@@ -105,18 +176,8 @@ LUMINAMOON_AVX2 Utf8Encoded encode_ucs2_avx2(const unsigned char* in, std::size_
       o += 16;
       continue;
     }
-    // Each half: vector code when all 8 units are below U+0800 (no surrogate among them), unit
-    // by unit otherwise (3-byte characters, surrogates).
-    if (_mm_testz_si128(a, above_7ff)) {
-      o += below_0800(a, o);
-    } else {
-      o = units_one_by_one<std::uint16_t>(in, i, i + 8, o, result);
-    }
-    if (_mm_testz_si128(b, above_7ff)) {
-      o += below_0800(b, o);
-    } else {
-      o = units_one_by_one<std::uint16_t>(in, i + 8, i + 16, o, result);
-    }
+    o = ucs2_half(in, a, i, o, result);
+    o = ucs2_half(in, b, i + 8, o, result);
   }
   o = units_one_by_one<std::uint16_t>(in, i, count, o, result);
   result.size = static_cast<std::size_t>(o - out);
