@@ -136,3 +136,17 @@ def test_lone_surrogates(text: str) -> None:
         fallbacks.StreamDeduplicator().filter_batch(["ok", text])
     # Stages that read 'surrogatepass' bytes (the cleaner repairs them) agree with the fallback.
     assert lmd.TextCleaner().clean_batch([text]) == fallbacks.TextCleaner().clean_batch([text])
+
+
+class Text(str):
+    """A str subclass: CPython keeps its characters outside the object (not compact)."""
+
+
+def test_str_subclasses() -> None:
+    docs = [Text("plain ascii " * 20), Text("na\xefve caf\xe9 " * 20), Text("\u4e2d\u6587 " * 30)]
+    for d in docs:
+        assert lmd.xxh3_64(d) == lmd.xxh3_64(str(d).encode())
+    assert (
+        lmd.StreamDeduplicator().filter_batch([*docs, *(str(d) for d in docs)])
+        == [True] * 3 + [False] * 3
+    )
