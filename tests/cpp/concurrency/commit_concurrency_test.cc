@@ -2,7 +2,8 @@
 // another thread commits in a loop. A commit must promote exactly what it wrote: RAM, the slot's
 // dedup_count, the WAL and the MinHash companion agree afterwards, and a reopen sees every
 // committed document. Also MinHash filter_batch with threads=2 from several threads at once (the
-// in-order hand-off and the shape cache). These tests are also the threaded driver of the
+// in-order hand-off and the shape cache), and one QualityFilter's batches from several threads
+// at once (its spare per-worker scratch). These tests are also the threaded driver of the
 // ThreadSanitizer build (LUMINAMOON_SANITIZE_THREAD, target luminamoon_concurrency_tests,
 // scripts/test.sh).
 #include <gtest/gtest.h>
@@ -19,6 +20,7 @@
 #include "luminamoon/data/common/error.h"
 #include "luminamoon/data/dedup/stream_deduplicator.h"
 #include "luminamoon/data/minhash/minhash_deduplicator.h"
+#include "luminamoon/data/quality/quality_filter.h"
 
 namespace luminamoon::data {
 namespace {
@@ -201,6 +203,54 @@ TEST(MinHashBatchThreads, HandOffAndShapeCacheMatchOneThread) {
     EXPECT_EQ(got[c], expected[c % thresholds.size()]) << "caller " << c;
   }
   EXPECT_EQ(std::count(expected[1].begin(), expected[1].end(), 1), 400);
+}
+
+// One QualityFilter (threads=2) from several threads at once, several batches each: the spare
+// per-worker scratch a call takes and gives back is never shared, and a scratch that served a
+// long document before gives the same answers on short ones. Every result equals a fresh
+// filter's one-thread answer.
+TEST(QualityBatchThreads, SpareScratchMatchesOneThread) {
+  std::vector<std::string> docs;
+  for (int i = 0; i < 120; ++i) {
+    std::string text;
+    const int lines = 1 + (i * 37) % 60;
+    for (int line = 0; line < lines; ++line) {
+      text += document(i % 3, line % (1 + i % 7), i) + (line % 5 == 0 ? "\n\n" : "\n");
+    }
+    docs.push_back(text);
+  }
+  const std::vector<std::string_view> views(docs.begin(), docs.end());
+  const std::vector<std::string_view> presets = {"gopher_repetition", "gopher_quality", "c4",
+                                                 "fineweb"};
+  QualityFilterOptions one_thread;
+  one_thread.threads = 1;
+  const QualityBatchResult expected = QualityFilter(presets, {}, one_thread).filter_batch(views);
+  QualityFilterOptions two;
+  two.threads = 2;
+  const QualityFilter shared(presets, {}, two);
+  std::vector<std::thread> callers;
+  std::vector<int> mismatches(6, 0);
+  for (std::size_t c = 0; c < mismatches.size(); ++c) {
+    callers.emplace_back([&, c] {
+      for (int round = 0; round < 4; ++round) {
+        // Each caller its own order of batch sizes: long documents, then short ones, and back.
+        const std::size_t from = (c * 13 + static_cast<std::size_t>(round) * 29) % views.size();
+        const std::span<const std::string_view> part(views.data() + from, views.size() - from);
+        const QualityBatchResult got = shared.filter_batch(part);
+        for (std::size_t i = 0; i < part.size(); ++i) {
+          if (got.keep[i] != expected.keep[from + i] ||
+              (got.reasons[i] ? got.reasons[i]->rule : "") !=
+                  (expected.reasons[from + i] ? expected.reasons[from + i]->rule : "")) {
+            ++mismatches[c];
+          }
+        }
+        if (!shared.check(views[from]).has_value() != (expected.keep[from] != 0)) ++mismatches[c];
+      }
+    });
+  }
+  for (auto& t : callers) t.join();
+  for (std::size_t c = 0; c < mismatches.size(); ++c) EXPECT_EQ(mismatches[c], 0) << "caller " << c;
+  EXPECT_GT(std::count(expected.keep.begin(), expected.keep.end(), 0), 0);  // some rejected
 }
 
 }  // namespace
