@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ctypes
 import sys
-import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -108,22 +108,15 @@ def test_large_batches_and_documents() -> None:
 def test_threads_read_the_same() -> None:
     docs = [f"{i} gr\u00fc\u00dfe \u20ac {i * 7}" * 50 for i in range(200)]
     expected = [lmd.xxh3_64(d.encode()) for d in docs]
-    errors: list[BaseException] = []
 
     def work() -> None:
-        try:
-            for _ in range(20):
-                assert lmd.StreamDeduplicator(threads=1).filter_batch(docs) == [True] * len(docs)
-                assert [lmd.xxh3_64(d) for d in docs] == expected
-        except BaseException as exc:
-            errors.append(exc)
+        for _ in range(20):
+            assert lmd.StreamDeduplicator(threads=1).filter_batch(docs) == [True] * len(docs)
+            assert [lmd.xxh3_64(d) for d in docs] == expected
 
-    threads = [threading.Thread(target=work) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
+    with ThreadPoolExecutor(4) as pool:
+        for future in [pool.submit(work) for _ in range(4)]:
+            future.result()  # (raises what the thread raised)
 
 
 @pytest.mark.parametrize(
