@@ -314,6 +314,30 @@ def shingles_corpus() -> None:
         write("shingles_fuzzer", name, data)
 
 
+def utf8_encode_corpus() -> None:
+    """Seeds for utf8_encode_fuzzer: the width byte (0: Latin-1, 1: UCS-2, 2: UTF-32), then code
+    units in little-endian order: mostly ASCII runs across the 16-unit blocks with 2- and 3-byte
+    characters, surrogates and values above U+10FFFF among them."""
+
+    def units(width: int, text: list[int]) -> bytes:
+        fmt = {1: "B", 2: "H", 4: "I"}[width]
+        return bytes([{1: 0, 2: 1, 4: 2}[width]]) + struct.pack(f"<{len(text)}{fmt}", *text)
+
+    prose = [ord(c) for c in "The quick brown fox jumps over the lazy dog. " * 3]
+    seeds = {
+        "latin1": units(1, [*prose, 0xE9, 0xFF, 0x80, *prose]),
+        "ucs2_accents": units(2, [*prose[:20], 0xE9, *prose[:30], 0x20AC, 0x2014, *prose]),
+        "ucs2_cyrillic": units(2, [0x41C, 0x43E, 0x441, 0x43A, 0x432, 0x430, 0x20] * 12),
+        "ucs2_cjk": units(2, [0x4E2D, 0x6587, 0x3002, 0x20] * 20),
+        "ucs2_surrogate": units(2, [*prose[:17], 0xD800, *prose[:20], 0xDC80, 0xDFFF]),
+        "utf32": units(4, [*prose[:30], 0x1F600, 0x10FFFF, 0x110000, 0xFFFFFFFF, 0xD83D, *prose]),
+        "odd_length": b"\x01" + b"a\x00b\x00c",
+        "empty": b"\x02",
+    }
+    for name, data in seeds.items():
+        write("utf8_encode_fuzzer", name, data)
+
+
 def access_index_corpus() -> None:
     """LMIX access-point indexes (docs/readers.md): valid gzip and zstd files, and each way a
     header or a record can be wrong."""
@@ -404,3 +428,4 @@ if __name__ == "__main__":
     access_index_corpus()
     shingles_corpus()
     language_corpus()
+    utf8_encode_corpus()
