@@ -176,6 +176,12 @@ LUMINAMOON_AVX2 Utf8Encoded encode_ucs2_avx2(const unsigned char* in, std::size_
       o += 16;
       continue;
     }
+    // Both halves below U+0800 (Latin, Cyrillic, Greek... with ASCII): one test for the two.
+    if (_mm_testz_si128(_mm_or_si128(a, b), _mm_set1_epi16(-0x800))) {  // 0xF800
+      o += below_0800(a, o);
+      o += below_0800(b, o);
+      continue;
+    }
     o = ucs2_half(in, a, i, o, result);
     o = ucs2_half(in, b, i + 8, o, result);
   }

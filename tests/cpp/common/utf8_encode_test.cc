@@ -125,7 +125,7 @@ void check_kernel_against_reference(internal::Utf8EncodeFn kernel, std::uint32_t
     // From an odd address: the input need not be aligned for its width.
     // (and no more bytes than the units: ASan sees a read past them)
     std::vector<unsigned char> shifted(n * sizeof(Unit) + 1);
-    std::memcpy(shifted.data() + 1, units.data(), n * sizeof(Unit));
+    if (n != 0) std::memcpy(shifted.data() + 1, units.data(), n * sizeof(Unit));
     const std::size_t capacity = utf8_encode_capacity(n, sizeof(Unit));
     std::string out(capacity + 8, '\x5A');
     const Utf8Encoded r = kernel(shifted.data() + 1, n, out.data());
