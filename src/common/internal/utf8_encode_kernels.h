@@ -8,7 +8,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <string>
 
+#include "common/internal/utf8.h"
 #include "luminamoon/data/common/cpu_isa.h"
 #include "luminamoon/data/common/utf8_encode.h"
 
@@ -85,6 +87,43 @@ inline char* units_one_by_one(const unsigned char* in, std::size_t from, std::si
       result.first_invalid = k;
     }
     out = put(c, out);
+  }
+  return out;
+}
+
+// The definition every kernel is held to (tests/cpp/common/utf8_encode_test.cc and
+// fuzz/utf8_encode_fuzzer.cc), written apart from the kernels' own unit loop: each of `count`
+// units of `width` bytes (host order) through utf8_internal::encode, a surrogate in its 3-byte
+// form, a value above U+10FFFF as U+FFFD; `first_invalid` receives the first of those two kinds
+// (Utf8Encoded::npos when there is none).
+inline std::string reference_encode(const unsigned char* units, std::size_t count, unsigned width,
+                                    std::size_t& first_invalid) {
+  std::string out;
+  first_invalid = Utf8Encoded::npos;
+  for (std::size_t k = 0; k < count; ++k) {
+    std::uint32_t c = 0;
+    if (width == 1) {
+      c = units[k];
+    } else if (width == 2) {
+      std::uint16_t u;
+      std::memcpy(&u, units + 2 * k, 2);
+      c = u;
+    } else {
+      std::memcpy(&c, units + 4 * k, 4);
+    }
+    const bool surrogate = c >= 0xD800 && c <= 0xDFFF;
+    if ((surrogate || c > 0x10FFFF) && first_invalid == Utf8Encoded::npos) first_invalid = k;
+    std::uint8_t bytes[4];
+    std::size_t length = 0;
+    if (surrogate) {
+      bytes[0] = static_cast<std::uint8_t>(0xE0 | (c >> 12));
+      bytes[1] = static_cast<std::uint8_t>(0x80 | ((c >> 6) & 0x3F));
+      bytes[2] = static_cast<std::uint8_t>(0x80 | (c & 0x3F));
+      length = 3;
+    } else {
+      length = utf8_internal::encode(c > 0x10FFFF ? 0xFFFD : c, bytes);
+    }
+    out.append(reinterpret_cast<const char*>(bytes), length);
   }
   return out;
 }

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/internal/utf8.h"
@@ -28,28 +29,13 @@ std::pair<std::string, Utf8Encoded> encoded(const std::vector<Unit>& units) {
   return {out, r};
 }
 
-// Unit by unit, as CPython's "surrogatepass" writes a surrogate, U+FFFD above U+10FFFF.
+// The shared reference (internal/utf8_encode_kernels.h) over a vector of units.
 template <typename Unit>
 std::pair<std::string, std::size_t> reference(const Unit* units, std::size_t n) {
-  std::string out;
-  std::size_t first_invalid = Utf8Encoded::npos;
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::uint32_t c = units[i];
-    const bool surrogate = c >= 0xD800 && c <= 0xDFFF;
-    if ((surrogate || c > 0x10FFFF) && first_invalid == Utf8Encoded::npos) first_invalid = i;
-    std::uint8_t bytes[4];
-    std::size_t length = 0;
-    if (surrogate) {
-      bytes[0] = static_cast<std::uint8_t>(0xE0 | (c >> 12));
-      bytes[1] = static_cast<std::uint8_t>(0x80 | ((c >> 6) & 0x3F));
-      bytes[2] = static_cast<std::uint8_t>(0x80 | (c & 0x3F));
-      length = 3;
-    } else {
-      length = utf8_internal::encode(c > 0x10FFFF ? 0xFFFD : c, bytes);
-    }
-    out.append(reinterpret_cast<const char*>(bytes), length);
-  }
-  return {out, first_invalid};
+  std::size_t first_invalid = 0;
+  std::string bytes = internal::utf8_encode::reference_encode(
+      reinterpret_cast<const unsigned char*>(units), n, sizeof(Unit), first_invalid);
+  return {bytes, first_invalid};
 }
 
 TEST(EncodeUtf8, GoldenBytesPerWidth) {
