@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 
 #include "luminamoon/data/arrow/c_data_interface.h"
 #include "luminamoon/data/arrow/string_array.h"
@@ -88,16 +89,50 @@ std::string to_path_bytes(nb::handle value, const char* owner, const char* param
 #if !defined(Py_LIMITED_API)
 namespace {
 
-// The arena blocks that DocumentViews of this thread gave back, for the next ones to reuse: as
+// The arena blocks that finished DocumentViews gave back, for the next ones on any thread: as
 // many as the last DocumentViews to finish used, at least kMinCached and at most kMaxCached
-// blocks of kArenaBlock bytes (16 to 128 MiB), kept until the thread ends. So a thread that
-// encodes batches of the same size again and again writes to memory it already has, and one large
-// batch followed by small ones gives its memory back. Larger blocks (one document of over 1 MiB
-// of UTF-8) are freed at once.
+// blocks of kArenaBlock bytes (16 to 128 MiB), kept until the process ends. So calls that encode
+// batches of the same size again and again write to memory the process already has, and one
+// large batch followed by small ones gives its memory back. Larger blocks (one document of over
+// 1 MiB of UTF-8) are freed at once. One pool under a mutex, not one per thread: a thread_local
+// with a destructor in a dlopen'ed module is freed by glibc out of ThreadSanitizer's sight (a
+// reported race at every thread exit), and a block is taken once per MiB of text.
 constexpr std::size_t kArenaBlock = std::size_t{1} << 20;
 constexpr std::size_t kMinCached = 16;
 constexpr std::size_t kMaxCached = 128;
-thread_local std::vector<std::unique_ptr<char[]>> cached_arena_blocks;
+
+class ArenaBlockPool {
+ public:
+  std::unique_ptr<char[]> take() {
+    std::lock_guard lock(mutex_);
+    if (blocks_.empty()) return nullptr;
+    std::unique_ptr<char[]> block = std::move(blocks_.back());
+    blocks_.pop_back();
+    return block;
+  }
+  // Keeps the kArenaBlock-sized ones of `used` (the blocks one DocumentViews had), up to
+  // what that DocumentViews needed, and frees the rest.
+  template <typename Blocks>
+  void give_back(Blocks& used) {
+    const std::size_t keep = std::clamp(used.size(), kMinCached, kMaxCached);
+    std::lock_guard lock(mutex_);
+    for (auto& block : used) {
+      if (block.size == kArenaBlock && blocks_.size() < keep)
+        blocks_.push_back(std::move(block.bytes));
+    }
+    if (blocks_.size() > keep) blocks_.resize(keep);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<char[]>> blocks_;
+};
+
+// Never destroyed (the process's memory goes with it): no DocumentViews can outlive it.
+ArenaBlockPool& arena_pool() {
+  static auto* pool = new ArenaBlockPool;
+  return *pool;
+}
 
 }  // namespace
 #endif
@@ -105,13 +140,7 @@ thread_local std::vector<std::unique_ptr<char[]>> cached_arena_blocks;
 DocumentViews::~DocumentViews() {
   for (Py_buffer& buffer : buffers_) PyBuffer_Release(&buffer);
 #if !defined(Py_LIMITED_API)
-  const std::size_t keep = std::clamp(arena_blocks_.size(), kMinCached, kMaxCached);
-  for (ArenaBlock& block : arena_blocks_) {
-    if (block.size == kArenaBlock && cached_arena_blocks.size() < keep) {
-      cached_arena_blocks.push_back(std::move(block.bytes));
-    }
-  }
-  if (cached_arena_blocks.size() > keep) cached_arena_blocks.resize(keep);
+  if (!arena_blocks_.empty()) arena_pool().give_back(arena_blocks_);
 #endif
 }
 
@@ -223,10 +252,8 @@ std::string_view DocumentViews::add_encoded(PyObject* obj, const std::string* wh
 char* DocumentViews::arena_space(std::size_t size) {
   if (size <= arena_left_) return arena_next_;
   ArenaBlock block;
-  if (size <= kArenaBlock && !cached_arena_blocks.empty()) {
-    block.bytes = std::move(cached_arena_blocks.back());
-    cached_arena_blocks.pop_back();
-  } else {
+  if (size <= kArenaBlock) block.bytes = arena_pool().take();
+  if (block.bytes == nullptr) {
     block.bytes = std::make_unique_for_overwrite<char[]>(std::max(size, kArenaBlock));
   }
   block.size = std::max(size, kArenaBlock);

@@ -106,7 +106,7 @@ class DocumentViews {
   std::string_view add_encoded(PyObject* obj, const std::string* where, std::size_t index);
   // `size` bytes that stay put until this object is destroyed; commit_arena(n) keeps the first n
   // of them. The arena is blocks of 1 MiB (a larger request gets a block of its own), taken from
-  // and given back to a per-thread cache (common.cc), so that a batch's UTF-8 is written to
+  // and given back to a pool of the process (common.cc), so that a batch's UTF-8 is written to
   // memory the process already has: fresh pages cost a page fault each, which took half of the
   // time of an exact dedup batch of real non-ASCII documents when every call had new blocks.
   char* arena_space(std::size_t size);
