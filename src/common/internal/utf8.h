@@ -176,7 +176,8 @@ inline std::string repaired(std::string_view bytes) {
   return out;
 }
 
-// UTF-8 encoding of a code point (< 0x110000, not a surrogate) at out; returns its length.
+// UTF-8 encoding of a code point (< 0x110000) at out; returns its length. A surrogate, which is
+// not a character, gets the generic 3-byte form (Python's 'surrogatepass').
 inline std::size_t encode(std::uint32_t cp, std::uint8_t* out) noexcept {
   if (cp < 0x80) {
     out[0] = static_cast<std::uint8_t>(cp);

@@ -1,8 +1,8 @@
 // The kernels behind encode_utf8 (common/utf8_encode.h): the portable one (utf8_encode.cc: SSE2
 // blocks on x86-64, plain loops elsewhere) for every width, and AVX2-level ones for the Latin-1
-// and UCS-2 widths (utf8_encode_avx2.cc), which also encode blocks of 1- and 2-byte characters
-// with vector code. Every kernel gives the portable one's bytes and first_invalid for every
-// input (tests/cpp/common/utf8_encode_test.cc holds each to a unit-by-unit reference).
+// and UCS-2 widths (utf8_encode_avx2.cc), which also encode blocks of 1-, 2- and 3-byte
+// characters with vector code. Every kernel gives the portable one's bytes and first_invalid for
+// every input (tests/cpp/common/utf8_encode_test.cc holds each to a unit-by-unit reference).
 #pragma once
 
 #include <cstddef>
@@ -37,33 +37,13 @@ Utf8Encoded encode_ucs2_avx2(const unsigned char* units, std::size_t count, char
 
 namespace utf8_encode {
 
-// One code point at `out`; returns the end of what it wrote. A surrogate takes the generic
-// 3-byte form (surrogatepass), a value above U+10FFFF the replacement character.
+// One code point at `out`; returns the end of what it wrote: utf8_internal::encode, which gives
+// a surrogate its generic 3-byte form (surrogatepass), with a value above U+10FFFF (never in a
+// Python str) as the replacement character.
 inline char* put(std::uint32_t c, char* out) noexcept {
-  if (c < 0x80) {
-    out[0] = static_cast<char>(c);
-    return out + 1;
-  }
-  if (c < 0x800) {
-    out[0] = static_cast<char>(0xC0 | (c >> 6));
-    out[1] = static_cast<char>(0x80 | (c & 0x3F));
-    return out + 2;
-  }
-  if (c < 0x10000) {
-    out[0] = static_cast<char>(0xE0 | (c >> 12));
-    out[1] = static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out[2] = static_cast<char>(0x80 | (c & 0x3F));
-    return out + 3;
-  }
-  if (c < 0x110000) {
-    out[0] = static_cast<char>(0xF0 | (c >> 18));
-    out[1] = static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-    out[2] = static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out[3] = static_cast<char>(0x80 | (c & 0x3F));
-    return out + 4;
-  }
-  std::memcpy(out, "\xEF\xBF\xBD", 3);
-  return out + 3;
+  if (c >= 0x110000) [[unlikely]]
+    c = utf8_internal::kReplacementCharacter;
+  return out + utf8_internal::encode(c, reinterpret_cast<std::uint8_t*>(out));
 }
 
 // Not a Unicode scalar value: a surrogate, or above U+10FFFF.
