@@ -11,6 +11,9 @@
 //                              Chinese (UCS-2, ~85% 3-byte, spaces between words) and
 //                              English with an emoji per ~200 characters (UCS-4);
 //                              bytes_per_second is UTF-8 written
+//   BM_EncodeUtf8Real/<mode>   the same on the real corpus's documents that are not ASCII (needs
+//                              LUMINAMOON_BENCH_REAL), in CPython's forms: encode, encode_hash
+//                              (+ XXH3, as filter_batch does), and _x8 with 8 copies (past L3)
 //
 // The corpus is built once, deterministically (fixed seed), in one contiguous arena: the same
 // layout an Arrow utf8 array gives the Python binding. Times are wall-clock (UseRealTime), since
@@ -27,6 +30,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/internal/utf8.h"
 #include "luminamoon/data/common/utf8_encode.h"
 #include "luminamoon/data/common/xxh3.h"
 #include "luminamoon/data/dedup/stream_deduplicator.h"
@@ -361,6 +365,86 @@ void BM_EncodeUtf8(benchmark::State& state, EncodeText text) {
 
 }  // namespace
 
+// The corpus's documents that are not ASCII, each in the form CPython keeps it (Latin-1, UCS-2 or
+// UTF-32 by its largest code point) in its own allocation, in a fixed shuffle: ~8 MB of units
+// on bench/real_corpus.py's output, past L2, as a batch of fresh str objects is. Encoded one by
+// one into one reused buffer, and hashed there in the `hash` variant (what
+// StreamDeduplicator.filter_batch does with such a str). bytes_per_second is UTF-8 written.
+struct RealUnits {
+  std::vector<std::unique_ptr<std::byte[]>> storage;
+  struct Doc {
+    const std::byte* units;
+    std::size_t count;
+    unsigned width;
+  };
+  std::vector<Doc> docs;
+  std::size_t max_capacity = 0;
+};
+
+RealUnits make_real_units(int copies) {
+  RealUnits r;
+  const std::vector<std::string> texts =
+      luminamoon::data::bench::load_real_text("LUMINAMOON_BENCH_REAL");
+  for (int copy = 0; copy < copies; ++copy) {
+    for (const std::string& t : texts) {
+      std::vector<std::uint32_t> points;
+      const auto* p = reinterpret_cast<const std::uint8_t*>(t.data());
+      for (std::size_t i = 0; i < t.size();) {
+        points.push_back(luminamoon::data::utf8_internal::decode_valid(p, i));
+      }
+      const std::uint32_t top =
+          points.empty() ? 0 : *std::max_element(points.begin(), points.end());
+      if (top < 0x80) continue;
+      const unsigned width = top < 0x100 ? 1 : top < 0x10000 ? 2 : 4;
+      auto block = std::make_unique<std::byte[]>(points.size() * width + 48);
+      std::byte* units = block.get() + 48;  // a str's characters follow its header
+      for (std::size_t k = 0; k < points.size(); ++k) {
+        if (width == 1) units[k] = static_cast<std::byte>(points[k]);
+        if (width == 2) {
+          const auto u = static_cast<std::uint16_t>(points[k]);
+          std::memcpy(units + 2 * k, &u, 2);
+        }
+        if (width == 4) std::memcpy(units + 4 * k, &points[k], 4);
+      }
+      r.docs.push_back({units, points.size(), width});
+      r.max_capacity =
+          std::max(r.max_capacity, luminamoon::data::utf8_encode_capacity(points.size(), width));
+      r.storage.push_back(std::move(block));
+    }
+  }
+  std::mt19937_64 rng(kSeed);
+  std::shuffle(r.docs.begin(), r.docs.end(), rng);
+  return r;
+}
+
+void BM_EncodeUtf8Real(benchmark::State& state, bool hash, int copies) {
+  static const RealUnits one = make_real_units(1);
+  static const RealUnits many = make_real_units(8);
+  const RealUnits& r = copies == 1 ? one : many;
+  if (r.docs.empty()) {
+    state.SkipWithError("set LUMINAMOON_BENCH_REAL to JSONL shards (bench/real_corpus.py)");
+    return;
+  }
+  std::vector<char> out(r.max_capacity);
+  std::int64_t written = 0;
+  std::uint64_t sum = 0;
+  for (auto _ : state) {
+    for (const RealUnits::Doc& d : r.docs) {
+      const auto e = luminamoon::data::encode_utf8(d.units, d.count, d.width, out.data());
+      if (hash) sum += luminamoon::data::xxh3_64(std::string_view(out.data(), e.size));
+      written += static_cast<std::int64_t>(e.size);
+      benchmark::DoNotOptimize(out.data());
+    }
+  }
+  benchmark::DoNotOptimize(sum);
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(r.docs.size()));
+  state.SetBytesProcessed(written);
+}
+
+BENCHMARK_CAPTURE(BM_EncodeUtf8Real, encode, false, 1)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_EncodeUtf8Real, encode_hash, true, 1)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_EncodeUtf8Real, encode_x8, false, 8)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_EncodeUtf8Real, encode_hash_x8, true, 8)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_EncodeUtf8, latin1_sparse, EncodeText::kLatin1Sparse);
 BENCHMARK_CAPTURE(BM_EncodeUtf8, ucs2_sparse, EncodeText::kUcs2Sparse);
 BENCHMARK_CAPTURE(BM_EncodeUtf8, ucs2_russian, EncodeText::kUcs2Russian);

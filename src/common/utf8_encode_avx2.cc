@@ -3,13 +3,15 @@
 // function carries LUMINAMOON_AVX2: this file is compiled with the default flags and reached only
 // through the dispatcher, after CPUID and XGETBV said the CPU and OS support AVX2.
 //
-// Besides narrowing ASCII blocks, these encode 8 units that are all below U+0800 (ASCII, Latin,
-// Greek, Cyrillic, Hebrew, Arabic...) without a branch per unit: each 16-bit lane is made into its
-// 2-byte form (or keeps its ASCII byte), and one PSHUFB packs the bytes that belong, picked from
-// a table by the 8-bit mask of ASCII lanes. 8 UCS-2 units with 3-byte ones among them (CJK, but
-// also dashes, quotes and box drawing in Latin text) take 32-bit lanes and a PSHUFB per 4. The
-// portable kernel took a misprediction or two per non-ASCII character; on text like the real
-// corpus's (96.5% ASCII, accents here and there) most blocks with one were paying it.
+// Runs of ASCII go 32 units a step (a UCS-2 kernel enters them after a block of 16 that was all
+// ASCII, so text with no ASCII run pays nothing for them). Besides narrowing ASCII blocks, these
+// encode 8 units that are all below U+0800 (ASCII, Latin, Greek, Cyrillic, Hebrew, Arabic...)
+// without a branch per unit: each 16-bit lane is made into its 2-byte form (or keeps its ASCII
+// byte), and one PSHUFB packs the bytes that belong, picked from a table by the 8-bit mask of ASCII
+// lanes. 8 UCS-2 units with 3-byte ones among them (CJK, but also dashes, quotes and box drawing in
+// Latin text) take 32-bit lanes and a PSHUFB per 4. The portable kernel took a misprediction or two
+// per non-ASCII character; on text like the real corpus's (96.5% ASCII, accents here and there)
+// most blocks with one were paying it.
 #include <immintrin.h>
 
 #include <array>
@@ -133,28 +135,61 @@ LUMINAMOON_AVX2 inline char* ucs2_half(const unsigned char* in, __m128i v, std::
   return units_one_by_one<std::uint16_t>(in, at, at + 8, out, result);
 }
 
+// 16 Latin-1 units with at least one that is not ASCII (or none: the caller's test may have
+// been on 32), as UTF-8 at `out`; needs 32 bytes of room.
+LUMINAMOON_AVX2 inline char* latin1_block(__m128i v, char* out) {
+  if (_mm_movemask_epi8(v) == 0) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), v);
+    return out + 16;
+  }
+  const __m128i zero = _mm_setzero_si128();
+  out += below_0800(_mm_unpacklo_epi8(v, zero), out);
+  return out + below_0800(_mm_unpackhi_epi8(v, zero), out);
+}
+
+// 16 UCS-2 units [at, at + 16) of `in`, in a and b, as UTF-8 at `out`; needs the room of 18
+// units (see the note on room below).
+LUMINAMOON_AVX2 inline char* ucs2_block(const unsigned char* in, __m128i a, __m128i b,
+                                        std::size_t at, char* out, Utf8Encoded& result) {
+  const __m128i both = _mm_or_si128(a, b);
+  if (_mm_testz_si128(both, _mm_set1_epi16(-0x80))) {  // 0xFF80
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_packus_epi16(a, b));
+    return out + 16;
+  }
+  // Both halves below U+0800 (Latin, Cyrillic, Greek... with ASCII): one test for the two.
+  if (_mm_testz_si128(both, _mm_set1_epi16(-0x800))) {  // 0xF800
+    out += below_0800(a, out);
+    return out + below_0800(b, out);
+  }
+  out = ucs2_half(in, a, at, out, result);
+  return ucs2_half(in, b, at + 8, out, result);
+}
+
 }  // namespace
 
-// Room: at unit i the output has at least 2 (Latin-1) or 3 (UCS-2) bytes a unit left: 32 for a
-// Latin-1 block of 16, whose stores write 16 bytes at most 16 bytes past the last one; a UCS-2
-// block's second half has 24 bytes for its 8 units and 6 for the 2 units the loop leaves after
-// it, 30 of the 28 that basic_plane may write.
+// Room: at unit i the output has at least 2 (Latin-1) or 3 (UCS-2) bytes a unit left, since no
+// unit written took more: 32 for a Latin-1 block of 16, whose stores write 16 bytes at most 16
+// bytes past the last one; a UCS-2 block's second half has 24 bytes for its 8 units and 6 for
+// the 2 units the loop leaves after it, 30 of the 28 that basic_plane may write. A step of 32
+// stores 32 bytes for its 32 units or is two such blocks, the second one 18 units from the end.
 LUMINAMOON_AVX2 Utf8Encoded encode_latin1_avx2(const unsigned char* in, std::size_t count,
                                                char* out) {
   Utf8Encoded result;  // (Latin-1 holds no surrogate)
   char* o = out;
   std::size_t i = 0;
-  for (; i + 16 <= count; i += 16) {
+  for (; i + 32 <= count; i += 32) {
     __builtin_prefetch(in + i + 1024);
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
-    if (_mm_movemask_epi8(v) == 0) {
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(o), v);
-      o += 16;
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i));
+    if (_mm256_movemask_epi8(v) == 0) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(o), v);
+      o += 32;
       continue;
     }
-    const __m128i zero = _mm_setzero_si128();
-    o += below_0800(_mm_unpacklo_epi8(v, zero), o);
-    o += below_0800(_mm_unpackhi_epi8(v, zero), o);
+    o = latin1_block(_mm256_castsi256_si128(v), o);
+    o = latin1_block(_mm256_extracti128_si256(v, 1), o);
+  }
+  for (; i + 16 <= count; i += 16) {
+    o = latin1_block(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i)), o);
   }
   o = units_one_by_one<std::uint8_t>(in, i, count, o, result);
   result.size = static_cast<std::size_t>(o - out);
@@ -165,25 +200,26 @@ LUMINAMOON_AVX2 Utf8Encoded encode_ucs2_avx2(const unsigned char* in, std::size_
                                              char* out) {
   Utf8Encoded result;
   char* o = out;
-  const __m128i above_7f = _mm_set1_epi16(-0x80);  // 0xFF80
   std::size_t i = 0;
-  for (; i + 18 <= count; i += 16) {
+  while (i + 18 <= count) {
     __builtin_prefetch(in + 2 * i + 1024);
     const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + 2 * i));
     const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + 2 * i + 16));
-    if (_mm_testz_si128(_mm_or_si128(a, b), above_7f)) {
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(o), _mm_packus_epi16(a, b));
-      o += 16;
-      continue;
+    o = ucs2_block(in, a, b, i, o, result);
+    i += 16;
+    // After a block of ASCII, likely more: 32 units a step (one test, one pack, one store) until
+    // a step holds another unit, which the blocks of 16 take on from.
+    if (_mm_testz_si128(_mm_or_si128(a, b), _mm_set1_epi16(-0x80))) {  // 0xFF80
+      for (; i + 34 <= count; i += 32, o += 32) {
+        __builtin_prefetch(in + 2 * i + 1024);
+        const __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + 2 * i));
+        const __m256i d = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + 2 * i + 32));
+        if (!_mm256_testz_si256(_mm256_or_si256(c, d), _mm256_set1_epi16(-0x80))) break;
+        // packus interleaves the 128-bit halves (c low, d low, c high, d high): put them in order.
+        const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi16(c, d), 0xD8);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(o), packed);
+      }
     }
-    // Both halves below U+0800 (Latin, Cyrillic, Greek... with ASCII): one test for the two.
-    if (_mm_testz_si128(_mm_or_si128(a, b), _mm_set1_epi16(-0x800))) {  // 0xF800
-      o += below_0800(a, o);
-      o += below_0800(b, o);
-      continue;
-    }
-    o = ucs2_half(in, a, i, o, result);
-    o = ucs2_half(in, b, i + 8, o, result);
   }
   o = units_one_by_one<std::uint16_t>(in, i, count, o, result);
   result.size = static_cast<std::size_t>(o - out);
