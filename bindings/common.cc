@@ -18,6 +18,7 @@
 #include "luminamoon/data/common/suggest.h"
 #include "luminamoon/data/common/utf8_encode.h"
 #include "luminamoon/data/common/xxh3.h"
+#include "luminamoon/data/dedup/stream_deduplicator.h"
 
 namespace luminamoon::data::bindings {
 
@@ -56,6 +57,13 @@ std::string to_str(nb::handle value, const char* owner, const char* param) {
 }
 
 namespace {
+
+// The ValueError for a str with a lone surrogate, which UTF-8 cannot hold.
+[[noreturn]] void throw_lone_surrogate(const std::string& where) {
+  throw nb::value_error((where + ": str cannot be encoded as UTF-8 (it contains a lone surrogate); "
+                                 "pass bytes, or fix the text with .encode('utf-8', 'replace')")
+                            .c_str());
+}
 
 void check_path_type(nb::handle value, const char* owner, const char* param) {
   if (!PyUnicode_Check(value.ptr()) && !PyBytes_Check(value.ptr()) &&
@@ -179,10 +187,7 @@ std::string_view DocumentViews::add_object(PyObject* obj, const std::string* whe
     }
     if (data == nullptr) {
       PyErr_Clear();
-      throw nb::value_error((prefix() +
-                             ": str cannot be encoded as UTF-8 (it contains a lone surrogate); "
-                             "pass bytes, or fix the text with .encode('utf-8', 'replace')")
-                                .c_str());
+      throw_lone_surrogate(prefix());
     }
     return add_known_valid(std::string_view(data, static_cast<std::size_t>(size)));
   }
@@ -223,16 +228,15 @@ std::string_view DocumentViews::add_encoded(PyObject* obj, const std::string* wh
   }
   const auto width = static_cast<unsigned>(PyUnicode_KIND(obj));
   const auto count = static_cast<std::size_t>(PyUnicode_GET_LENGTH(obj));
+  if (defer_encoding_ && where == nullptr) {
+    deferred_units_.push_back({PyUnicode_DATA(obj), count, width});
+    deferred_views_.push_back(views_.size());
+    deferred_items_.push_back(index);
+    return views_.emplace_back();
+  }
   char* out = arena_space(utf8_encode_capacity(count, width));
   const Utf8Encoded encoded = encode_utf8(PyUnicode_DATA(obj), count, width, out);
   const std::string_view view(out, encoded.size);
-  if (hash_encoded_ && (encoded.first_invalid == Utf8Encoded::npos ||
-                        lone_surrogates_ == LoneSurrogates::kSurrogatepass)) {
-    // (the space is not committed: the next document is encoded over it)
-    hashed_encoded_.emplace_back(views_.size(), xxh3_64(view));
-    if (encoded.first_invalid != Utf8Encoded::npos) return views_.emplace_back();
-    return add_known_valid({});
-  }
   if (encoded.first_invalid == Utf8Encoded::npos) {
     commit_arena(encoded.size);
     return add_known_valid(view);
@@ -242,11 +246,20 @@ std::string_view DocumentViews::add_encoded(PyObject* obj, const std::string* wh
     commit_arena(encoded.size);
     return views_.emplace_back(view);
   }
-  const std::string prefix = where != nullptr ? *where : "texts[" + std::to_string(index) + "]";
-  throw nb::value_error((prefix +
-                         ": str cannot be encoded as UTF-8 (it contains a lone surrogate); "
-                         "pass bytes, or fix the text with .encode('utf-8', 'replace')")
-                            .c_str());
+  throw_lone_surrogate(where != nullptr ? *where : "texts[" + std::to_string(index) + "]");
+}
+
+void DocumentViews::check_deferred(std::size_t first_invalid) const {
+  if (first_invalid == Utf8Encoded::npos || lone_surrogates_ == LoneSurrogates::kSurrogatepass) {
+    return;
+  }
+  throw_lone_surrogate("texts[" + std::to_string(deferred_items_.at(first_invalid)) + "]");
+}
+
+void DocumentViews::check_deferred_before_error() const {
+  if (deferred_units_.empty() || lone_surrogates_ == LoneSurrogates::kSurrogatepass) return;
+  std::vector<std::uint64_t> unused(deferred_units_.size());
+  check_deferred(hash_code_units(deferred_units_, unused, 1));
 }
 
 char* DocumentViews::arena_space(std::size_t size) {
@@ -286,7 +299,12 @@ void DocumentViews::add_batch(nb::handle documents) {
     };
     for (std::size_t i = 0; i < n; ++i) {
       if (i + kAhead < n) __builtin_prefetch(item(i + kAhead));
-      add_object(item(i), nullptr, i);
+      try {
+        add_object(item(i), nullptr, i);
+      } catch (...) {
+        check_deferred_before_error();
+        throw;
+      }
     }
     keep_alive_.push_back(std::move(items));
     return;

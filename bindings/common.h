@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "luminamoon/data/common/utf8_encode.h"
+
 namespace luminamoon::data::bindings {
 
 namespace nb = nanobind;
@@ -75,15 +77,21 @@ class DocumentViews {
   const std::vector<std::string_view>& views() const noexcept { return views_; }
 
   // For stages that need only each document's XXH3-64 (exact dedup): from this call on, a str
-  // that must be encoded is encoded into the same reused space, hashed there at once (with the
-  // GIL held), and given an empty view; hashed_encoded() lists (view index, hash) for those. The
-  // batch's encoded text is then never written out and read back: at 14K long real documents it
-  // was 54 MB, which left the caches between the two. (No effect in the abi3 build, which has
-  // no encoder of its own.)
-  void hash_encoded_documents() noexcept { hash_encoded_ = true; }
-  const std::vector<std::pair<std::size_t, std::uint64_t>>& hashed_encoded() const noexcept {
-    return hashed_encoded_;
-  }
+  // of a batch (add_batch) that must be encoded is not encoded here: it gets an empty view, and
+  // deferred_units() lists its characters (deferred_views() its view index) for
+  // hash_code_units to encode and hash on the worker pool, with the GIL released, each worker
+  // in a buffer of its own. So the batch's UTF-8 is never written out and read back (at 14K
+  // long real documents it was 54 MB, which left the caches between the two), and the encoding
+  // is spread over the threads. The strs stay alive: add_batch keeps their tuple. (No effect in
+  // the abi3 build, which has no encoder of its own.)
+  void defer_encoding() noexcept { defer_encoding_ = true; }
+  const std::vector<CodeUnits>& deferred_units() const noexcept { return deferred_units_; }
+  const std::vector<std::size_t>& deferred_views() const noexcept { return deferred_views_; }
+  // With hash_code_units' answer for deferred_units(): the ValueError (location and all) that
+  // add_batch raises for a str with a lone surrogate, unless such strs are accepted
+  // (LoneSurrogates::kSurrogatepass). Call with the GIL held.
+  void check_deferred(std::size_t first_invalid) const;
+
   // Per view: 1 when it is a str's own UTF-8 (valid by construction, so a consumer may skip its
   // check), 0 for bytes, buffers, Arrow strings and a str with lone surrogates (surrogatepass).
   std::span<const std::uint8_t> known_valid_utf8() {
@@ -122,8 +130,13 @@ class DocumentViews {
   char* arena_next_ = nullptr;
   std::size_t arena_left_ = 0;
 #endif
-  bool hash_encoded_ = false;
-  std::vector<std::pair<std::size_t, std::uint64_t>> hashed_encoded_;
+  // The error add_batch would have raised first had the deferred strs been encoded as they came
+  // (one of theirs comes before any later item's); called before rethrowing a later item's.
+  void check_deferred_before_error() const;
+  bool defer_encoding_ = false;
+  std::vector<CodeUnits> deferred_units_;
+  std::vector<std::size_t> deferred_views_;
+  std::vector<std::size_t> deferred_items_;  // each one's index in the batch, for messages
   std::vector<std::string_view> views_;
   std::vector<std::uint8_t> known_valid_;  // per view up to the last valid one, see above
   std::vector<Py_buffer> buffers_;

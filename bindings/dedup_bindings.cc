@@ -69,17 +69,25 @@ void bind_dedup(nb::module_& m) {
           "filter_batch",
           [](StreamDeduplicator& d, nb::handle texts) {
             DocumentViews views;
-            views.hash_encoded_documents();  // a str that is not ASCII: hashed as it is read
+            views.defer_encoding();  // a str that is not ASCII: encoded and hashed on the pool
             views.add_batch(texts);
             const std::size_t n = views.views().size();
             std::vector<std::uint8_t> keep(n);
+            std::size_t first_invalid = 0;
             {
               nb::gil_scoped_release release;
               std::vector<std::uint64_t> hashes(n);
               hash_documents(views.views(), hashes, d.options().threads);
-              for (const auto& [index, hash] : views.hashed_encoded()) hashes[index] = hash;
-              d.filter_hashes(hashes, keep);
+              const std::vector<CodeUnits>& deferred = views.deferred_units();
+              std::vector<std::uint64_t> deferred_hashes(deferred.size());
+              first_invalid = hash_code_units(deferred, deferred_hashes, d.options().threads);
+              for (std::size_t k = 0; k < deferred.size(); ++k) {
+                hashes[views.deferred_views()[k]] = deferred_hashes[k];
+              }
+              // A str that UTF-8 cannot hold: the error below, and nothing staged.
+              if (first_invalid == Utf8Encoded::npos) d.filter_hashes(hashes, keep);
             }
+            views.check_deferred(first_invalid);
             return to_bool_list(keep);
           },
           "texts"_a,

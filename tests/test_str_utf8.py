@@ -131,6 +131,40 @@ def test_lone_surrogates(text: str) -> None:
     assert lmd.TextCleaner().clean_batch([text]) == fallbacks.TextCleaner().clean_batch([text])
 
 
+@pytest.mark.parametrize("threads", [1, 2, 4])
+def test_a_batch_is_encoded_on_the_pool(threads: int) -> None:
+    # filter_batch encodes and hashes the strs that are not ASCII on its workers, with the GIL
+    # released: the same answers on any thread count, and on the fallback.
+    docs = [f"{i % 300} gr\u00fc\u00dfe \u20ac \U0001f600" * 60 for i in range(1200)]
+    docs += ["ascii " * 500 + str(i % 50) for i in range(300)]
+    expected = fallbacks.StreamDeduplicator().filter_batch(docs)
+    assert expected.count(True) == 350
+    assert lmd.StreamDeduplicator(threads=threads).filter_batch(docs) == expected
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_first_error_of_a_batch_is_raised_and_nothing_is_staged(threads: int) -> None:
+    long = "caf\u00e9 \u20ac " * 1500
+    batch = [long + str(i) for i in range(1000)]
+    batch[700] = "lone \ud800 " + long
+    batch[900] = "\udc80" + long
+    d = lmd.StreamDeduplicator(threads=threads)
+    with pytest.raises(ValueError, match=r"^texts\[700\]: str cannot be encoded as UTF-8"):
+        d.filter_batch(batch)
+    assert d.staged_count == 0
+    assert len(d) == 0
+    # In the order a reader meets them: a lone surrogate before an item of the wrong type...
+    with pytest.raises(ValueError, match=r"texts\[1\]"):
+        d.filter_batch(["ok \u20ac", "\ud800 \u20ac", "fine", 3])
+    with pytest.raises(ValueError, match=r"texts\[1\]"):
+        fallbacks.StreamDeduplicator().filter_batch(["ok \u20ac", "\ud800 \u20ac", "fine", 3])
+    # ...and the wrong type before a later lone surrogate.
+    with pytest.raises(TypeError, match=r"texts\[1\]"):
+        d.filter_batch(["ok \u20ac", 3, "\ud800 \u20ac"])
+    assert d.staged_count == 0
+    assert d.filter_batch(batch[:2]) == [True, True]
+
+
 class Text(str):
     """A str subclass: CPython keeps its characters outside the object (not compact)."""
 

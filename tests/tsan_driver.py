@@ -5,7 +5,8 @@ preloads the TSan runtime into this interpreter and runs it; a data race in the 
 TSan exit with its error code. It drives what issue 13 found through the Python API: four
 threads staging (StreamDeduplicator and MinHashDeduplicator filter_batch, is_unique, contains,
 has_pending) while one thread updates, commits and rolls back, then checks that RAM, the slot and
-the files agree and that a reopen sees every committed document.
+the files agree and that a reopen sees every committed document; then two threads' filter_batch
+encoding strs that are not ASCII on the worker pool.
 
     python tests/tsan_driver.py DIRECTORY   # the module is imported as luminamoon.data._native
 """
@@ -89,8 +90,32 @@ def main(directory: Path) -> int:
         if again.committed_count != kept:
             print(f"tsan_driver: index reopened with {again.committed_count} != {kept}")
             return 1
+    if not encode_on_the_pool():
+        return 1
     print(f"tsan_driver: {total} documents, {kept} indexed, no race reported")
     return 0
+
+
+def encode_on_the_pool() -> bool:
+    """Two threads' filter_batch (threads=2) on batches of strs that are not ASCII, large enough
+    (~4 MB) for their encoding and hashing to be spread over the pool's workers."""
+    docs = [f"{i} caf\u00e9 \u20ac {'x' * 20} " * 300 for i in range(500)]
+    expected = native.StreamDeduplicator(threads=1).filter_batch(docs)
+    results: list[list[bool]] = []
+
+    def run() -> None:
+        for _ in range(2):
+            results.append(native.StreamDeduplicator(threads=2).filter_batch(docs))
+
+    callers = [threading.Thread(target=run) for _ in range(2)]
+    for t in callers:
+        t.start()
+    for t in callers:
+        t.join()
+    if len(results) != 4 or any(r != expected for r in results):
+        print("tsan_driver: filter_batch on the pool disagreed with threads=1", file=sys.stderr)
+        return False
+    return True
 
 
 if __name__ == "__main__":

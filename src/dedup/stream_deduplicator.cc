@@ -4,6 +4,7 @@
 #include <absl/container/flat_hash_set.h>
 
 #include <algorithm>
+#include <memory>
 
 #include "luminamoon/data/checkpoint/state_tracker.h"
 #include "luminamoon/data/common/error.h"
@@ -28,6 +29,31 @@ using HashSet = absl::flat_hash_set<std::uint64_t, IdentityHash>;
 constexpr std::size_t kMinDocumentsPerWorker = 16 * 1024;
 // Documents a worker claims at a time (uniform cost: large blocks, little contention).
 constexpr std::size_t kHashBlock = 4096;
+// A hashing job is sized by its bytes, a document counting as at least this many: short
+// documents get the job above (16K of them a worker, blocks of 4,096), and long ones the same
+// bytes a worker and a block: 1,410 real ~7.8 KB documents (11 MB) had been one block of one
+// worker, whatever `threads` said.
+constexpr std::size_t kShortDocumentBytes = 100;
+
+struct HashJob {
+  unsigned workers = 1;
+  std::size_t block = kHashBlock;  // documents
+};
+
+HashJob hash_job(std::size_t documents, std::size_t bytes, unsigned threads) {
+  const std::size_t cost = std::max(bytes, documents * kShortDocumentBytes);
+  HashJob job;
+  job.workers =
+      WorkerPool::shared().workers_for(cost, threads, kMinDocumentsPerWorker * kShortDocumentBytes);
+  if (cost > 0) {
+    job.block = std::clamp<std::size_t>(
+        static_cast<std::size_t>(static_cast<double>(documents) *
+                                 static_cast<double>(kHashBlock * kShortDocumentBytes) /
+                                 static_cast<double>(cost)),
+        1, kHashBlock);
+  }
+  return job;
+}
 
 // How many keys ahead filter_hashes prefetches; ~a DRAM latency's worth of probes.
 constexpr std::size_t kPrefetchDistance = 8;
@@ -80,14 +106,60 @@ void hash_documents(std::span<const std::string_view> documents, std::span<std::
                           " != document count " + std::to_string(documents.size()));
   }
   const std::size_t n = documents.size();
-  WorkerPool& pool = WorkerPool::shared();
-  const unsigned workers = pool.workers_for(n, threads, kMinDocumentsPerWorker);
-  pool.run(n, workers, kHashBlock, [&](std::size_t begin, std::size_t end, unsigned) {
-    for (std::size_t i = begin; i < end; ++i) {
-      if (i + 1 < end) prefetch_document(documents[i + 1]);
-      out[i] = internal::xxh3_64_bulk(documents[i].data(), documents[i].size());
-    }
-  });
+  std::size_t bytes = 0;
+  for (const std::string_view d : documents) bytes += d.size();
+  const HashJob job = hash_job(n, bytes, threads);
+  WorkerPool::shared().run(
+      n, job.workers, job.block, [&](std::size_t begin, std::size_t end, unsigned) {
+        for (std::size_t i = begin; i < end; ++i) {
+          if (i + 1 < end) prefetch_document(documents[i + 1]);
+          out[i] = internal::xxh3_64_bulk(documents[i].data(), documents[i].size());
+        }
+      });
+}
+
+std::size_t hash_code_units(std::span<const CodeUnits> documents, std::span<std::uint64_t> out,
+                            unsigned threads) {
+  if (out.size() != documents.size()) {
+    throw InvalidArgument("hash_code_units: output size " + std::to_string(out.size()) +
+                          " != document count " + std::to_string(documents.size()));
+  }
+  const std::size_t n = documents.size();
+  std::size_t bytes = 0;
+  for (const CodeUnits& d : documents) bytes += d.count * d.width;
+  const HashJob job = hash_job(n, bytes, threads);
+  // Per worker slot: its buffer, and the smallest index it found with a unit that is not a
+  // scalar value (the smallest of those is the answer, whichever worker ran which block).
+  struct Slot {
+    std::unique_ptr<char[]> buffer;
+    std::size_t capacity = 0;
+    std::size_t first_invalid = Utf8Encoded::npos;
+  };
+  std::vector<Slot> slots(job.workers);
+  WorkerPool::shared().run(
+      n, job.workers, job.block, [&](std::size_t begin, std::size_t end, unsigned worker) {
+        Slot& slot = slots[worker];
+        for (std::size_t i = begin; i < end; ++i) {
+          const CodeUnits& d = documents[i];
+          if (i + 1 < end) {
+            prefetch_document({static_cast<const char*>(documents[i + 1].data),
+                               documents[i + 1].count * documents[i + 1].width});
+          }
+          const std::size_t capacity = utf8_encode_capacity(d.count, d.width);
+          if (capacity > slot.capacity) {
+            slot.capacity = std::max<std::size_t>(capacity, 64 * 1024);
+            slot.buffer = std::make_unique_for_overwrite<char[]>(slot.capacity);
+          }
+          const Utf8Encoded encoded = encode_utf8(d.data, d.count, d.width, slot.buffer.get());
+          out[i] = internal::xxh3_64_bulk(slot.buffer.get(), encoded.size);
+          if (encoded.first_invalid != Utf8Encoded::npos) {
+            slot.first_invalid = std::min(slot.first_invalid, i);
+          }
+        }
+      });
+  std::size_t first_invalid = Utf8Encoded::npos;
+  for (const Slot& slot : slots) first_invalid = std::min(first_invalid, slot.first_invalid);
+  return first_invalid;
 }
 
 StreamDeduplicator::StreamDeduplicator(StateTracker* tracker, StreamDeduplicatorOptions options)

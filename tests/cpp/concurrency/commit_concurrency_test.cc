@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -18,6 +19,7 @@
 
 #include "luminamoon/data/checkpoint/state_tracker.h"
 #include "luminamoon/data/common/error.h"
+#include "luminamoon/data/common/utf8_encode.h"
 #include "luminamoon/data/dedup/stream_deduplicator.h"
 #include "luminamoon/data/minhash/minhash_deduplicator.h"
 #include "luminamoon/data/quality/quality_filter.h"
@@ -251,6 +253,36 @@ TEST(QualityBatchThreads, SpareScratchMatchesOneThread) {
   for (auto& t : callers) t.join();
   for (std::size_t c = 0; c < mismatches.size(); ++c) EXPECT_EQ(mismatches[c], 0) << "caller " << c;
   EXPECT_GT(std::count(expected.keep.begin(), expected.keep.end(), 0), 0);  // some rejected
+}
+
+// hash_code_units (filter_batch's encoding of strs that are not ASCII) from several threads at
+// once, each job spread over two workers: every worker encodes in a buffer of its own, and the
+// answers equal one thread's.
+TEST(HashCodeUnitsThreads, ConcurrentJobsMatchOneThread) {
+  std::vector<std::vector<std::uint16_t>> storage;
+  std::vector<CodeUnits> docs;
+  for (std::size_t i = 0; i < 400; ++i) {
+    std::vector<std::uint16_t> units(6000 + i);
+    for (std::size_t k = 0; k < units.size(); ++k) {
+      units[k] = static_cast<std::uint16_t>(k % 97 == i % 97 ? 0x20AC + i % 3 : 'a' + k % 26);
+    }
+    storage.push_back(std::move(units));
+    docs.push_back({storage.back().data(), storage.back().size(), 2});
+  }
+  std::vector<std::uint64_t> expected(docs.size());
+  ASSERT_EQ(hash_code_units(docs, expected, 1), Utf8Encoded::npos);
+  std::vector<int> mismatches(4, 0);
+  std::vector<std::thread> callers;
+  for (std::size_t c = 0; c < mismatches.size(); ++c) {
+    callers.emplace_back([&, c] {
+      for (int round = 0; round < 3; ++round) {
+        std::vector<std::uint64_t> got(docs.size());
+        if (hash_code_units(docs, got, 2) != Utf8Encoded::npos || got != expected) ++mismatches[c];
+      }
+    });
+  }
+  for (auto& t : callers) t.join();
+  for (std::size_t c = 0; c < mismatches.size(); ++c) EXPECT_EQ(mismatches[c], 0) << "caller " << c;
 }
 
 }  // namespace

@@ -27,6 +27,13 @@ struct Utf8Encoded {
   std::size_t first_invalid = npos;
 };
 
+// A document's code units in one of the forms encode_utf8 reads (a CPython str's characters).
+struct CodeUnits {
+  const void* data = nullptr;
+  std::size_t count = 0;
+  unsigned width = 1;  // bytes a unit: 1, 2 or 4
+};
+
 // Encodes units[0, count), each `width` bytes (1, 2 or 4), into `out`, which must hold
 // utf8_encode_capacity(count, width) bytes. Runs of ASCII are narrowed 16 units at a time.
 // Throws InvalidArgument for any other width.

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "luminamoon/data/checkpoint/commit_participant.h"
+#include "luminamoon/data/common/utf8_encode.h"
 #include "luminamoon/data/pipeline/document_batch.h"
 
 namespace luminamoon::data {
@@ -105,5 +106,14 @@ class StreamDeduplicator final : public CommitParticipant {
 // XXH3-64 of every document, computed on `threads` workers (0 = hardware concurrency).
 void hash_documents(std::span<const std::string_view> documents, std::span<std::uint64_t> out,
                     unsigned threads);
+
+// out[i] = XXH3-64 of documents[i]'s UTF-8 (encode_utf8), on `threads` workers (0 = hardware
+// concurrency), each encoding into one buffer of its own that it reuses: the UTF-8 is never kept,
+// nor written out and read back. A document with a unit that is not a Unicode scalar value is
+// hashed in the form encode_utf8 writes (surrogates as Python's "surrogatepass" writes them);
+// returns the smallest index of such a document, Utf8Encoded::npos when there is none, for the
+// caller to reject or accept. Throws InvalidArgument on a width other than 1, 2 or 4.
+std::size_t hash_code_units(std::span<const CodeUnits> documents, std::span<std::uint64_t> out,
+                            unsigned threads);
 
 }  // namespace luminamoon::data
