@@ -64,7 +64,7 @@ Whitespace whitespace_of(nb::handle whitespace, nb::handle collapse_whitespace) 
 }
 
 nb::str to_str(const std::string& text) {
-  PyObject* s = PyUnicode_FromStringAndSize(text.data(), static_cast<Py_ssize_t>(text.size()));
+  PyObject* s = new_str_from_utf8(text, true);  // the cleaner's output is valid UTF-8
   if (s == nullptr) throw nb::python_error();
   return nb::steal<nb::str>(s);
 }

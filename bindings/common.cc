@@ -16,6 +16,7 @@
 #include "luminamoon/data/common/cpu_isa.h"
 #include "luminamoon/data/common/error.h"
 #include "luminamoon/data/common/suggest.h"
+#include "luminamoon/data/common/utf8_decode.h"
 #include "luminamoon/data/common/utf8_encode.h"
 #include "luminamoon/data/common/xxh3.h"
 #include "luminamoon/data/dedup/stream_deduplicator.h"
@@ -276,6 +277,32 @@ char* DocumentViews::arena_space(std::size_t size) {
   return arena_next_;
 }
 #endif
+
+PyObject* new_str_from_utf8(std::string_view text, bool known_valid, const char* errors) {
+#if !defined(Py_LIMITED_API)
+  // Most documents are ASCII: copied into an ASCII str as they are checked, in one pass.
+  const auto size = static_cast<Py_ssize_t>(text.size());
+  PyObject* str = PyUnicode_New(size, 0x7F);
+  if (str == nullptr) return nullptr;
+  const std::size_t ascii = copy_ascii_prefix(text, static_cast<char*>(PyUnicode_DATA(str)));
+  if (ascii == text.size()) return str;
+  Py_DECREF(str);
+  // The rest's shape; the ASCII prefix ends before a character, so the rest is valid if all is.
+  const std::string_view rest = text.substr(ascii);
+  const Utf8Shape shape = utf8_shape(rest);
+  if (shape.continuation_bytes * kDenseUtf8 < text.size() && (known_valid || is_valid_utf8(rest))) {
+    const std::size_t code_points = ascii + shape.code_points;
+    const Py_UCS4 largest = shape.width == 1 ? 0xFF : shape.width == 2 ? 0xFFFF : 0x10FFFF;
+    str = PyUnicode_New(static_cast<Py_ssize_t>(code_points), largest);
+    if (str == nullptr) return nullptr;
+    decode_utf8(text, shape.width, PyUnicode_DATA(str), code_points);
+    return str;
+  }
+#else
+  (void)known_valid;
+#endif
+  return PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), errors);
+}
 
 void DocumentViews::add_batch(nb::handle documents) {
   if (PyList_Check(documents.ptr()) || PyTuple_Check(documents.ptr())) {

@@ -91,7 +91,7 @@ nb::dict counts_dict(const PiiCounts& counts) {
 }
 
 nb::object utf8_str(std::string_view s) {
-  PyObject* obj = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), nullptr);
+  PyObject* obj = new_str_from_utf8(s, false);
   if (obj == nullptr) throw nb::python_error();
   return nb::steal(obj);
 }

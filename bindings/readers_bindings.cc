@@ -226,8 +226,7 @@ nb::list texts_to_python(const DocumentBatch& batch, const std::vector<std::size
     const std::string_view t = batch.texts[i];
     // Text-format records may be invalid UTF-8: CPython's own "replace" rule gives U+FFFD,
     // exactly what the fallback's bytes.decode("utf-8", "replace") gives.
-    PyObject* s = PyUnicode_DecodeUTF8(t.data(), static_cast<Py_ssize_t>(t.size()),
-                                       batch.known_valid_utf8(i) ? nullptr : "replace");
+    PyObject* s = new_str_from_utf8(t, batch.known_valid_utf8(i), "replace");
     if (s == nullptr) throw nb::python_error();
     PyList_SetItem(out.ptr(), static_cast<Py_ssize_t>(k), s);  // steals
   }

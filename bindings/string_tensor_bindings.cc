@@ -16,8 +16,8 @@ using namespace nb::literals;
 namespace {
 
 nb::str decode(std::string_view s) {
-  // Valid UTF-8 by construction: this cannot fail.
-  PyObject* str = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "strict");
+  // Valid UTF-8 (the tensor's invariant, checked on construction): this cannot fail.
+  PyObject* str = new_str_from_utf8(s, true);
   if (str == nullptr) throw nb::python_error();
   return nb::steal<nb::str>(str);
 }

@@ -338,6 +338,28 @@ def utf8_encode_corpus() -> None:
         write("utf8_encode_fuzzer", name, data)
 
 
+def utf8_decode_corpus() -> None:
+    """Seeds for utf8_decode_fuzzer: UTF-8 of each width (ASCII runs across the 16- and 32-byte
+    blocks with 2-, 3- and 4-byte characters among them, a character across a block's end), and
+    bytes that are not UTF-8 (stray continuations, truncated and overlong sequences, surrogates)."""
+    prose = "The quick brown fox jumps over the lazy dog. " * 3
+    seeds = {
+        "ascii": prose.encode(),
+        "latin1": (prose[:15] + "\u00e9" + prose + "\u00ff\u0080").encode(),
+        "ucs2_accents": (prose[:20] + "\u00e9" + prose[:30] + "\u20ac\u2014" + prose).encode(),
+        "ucs2_cyrillic": ("\u041c\u043e\u0441\u043a\u0432\u0430 " * 12).encode(),
+        "ucs2_cjk": ("\u4e2d\u6587\u3002 " * 20).encode(),
+        "utf32": (prose[:30] + "\U0001f600\U0010ffff" + prose).encode(),
+        "block_end": ("a" * 15 + "\u00e9" + "b" * 14 + "\u20ac" + "c" * 40).encode(),
+        "stray_continuation": prose[:20].encode() + b"\x80\xbf" + prose.encode(),
+        "truncated": prose.encode() + b"\xe2\x82",
+        "overlong_and_surrogate": b"ab\xc0\xaf cd \xed\xa0\x80 ef \xf4\x90\x80\x80" * 4,
+        "empty": b"",
+    }
+    for name, data in seeds.items():
+        write("utf8_decode_fuzzer", name, data)
+
+
 def access_index_corpus() -> None:
     """LMIX access-point indexes (docs/readers.md): valid gzip and zstd files, and each way a
     header or a record can be wrong."""
@@ -429,3 +451,4 @@ if __name__ == "__main__":
     shingles_corpus()
     language_corpus()
     utf8_encode_corpus()
+    utf8_decode_corpus()

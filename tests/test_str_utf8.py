@@ -1,11 +1,16 @@
 """How the native module reads a ``str`` that is not ASCII: its UTF-8 is encoded by the engine
 (common/utf8_encode.h) into memory of the call, not by CPython's encoder, and the str is left as
 it was (the abi3 build asks CPython, which keeps the UTF-8 on the str). Every reading must equal
-``s.encode()`` (and ``'surrogatepass'`` where a stage reads lone surrogates), on both backends."""
+``s.encode()`` (and ``'surrogatepass'`` where a stage reads lone surrogates), on both backends.
+
+And how it makes a ``str`` of UTF-8 (common/utf8_decode.h: the shape, then the characters
+written into the new str): every str must equal ``bytes.decode()``'s, in CPython's canonical
+(narrowest) form, which ``==`` and ``hash`` rely on."""
 
 from __future__ import annotations
 
 import ctypes
+import json
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
@@ -163,6 +168,58 @@ def test_the_first_error_of_a_batch_is_raised_and_nothing_is_staged(threads: int
         d.filter_batch(["ok \u20ac", 3, "\ud800 \u20ac"])
     assert d.staged_count == 0
     assert d.filter_batch(batch[:2]) == [True, True]
+
+
+def same_str(made: str, expected: str) -> None:
+    """``made`` is ``expected``'s characters in CPython's canonical form (the narrowest kind:
+    ``==`` between equal texts of two kinds is False) and a plain str."""
+    assert type(made) is str
+    assert made == expected
+    assert hash(made) == hash(expected)
+    assert sys.getsizeof(made) == sys.getsizeof(expected[:0] + expected)
+
+
+@settings(max_examples=300, deadline=None)
+@given(batch=st.lists(texts, max_size=20))
+def test_strs_made_from_utf8_are_canonical(batch: list[str]) -> None:
+    tensor = lmd.StringTensor.from_pylist(batch)
+    for made, expected in zip(tensor.to_pylist(), batch, strict=True):
+        same_str(made, expected)
+    for i, expected in enumerate(batch):
+        same_str(tensor[i], expected)
+
+
+def test_strs_of_every_width_from_each_stage(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    prose = "The quick brown fox jumps over the lazy dog. " * 40
+    docs = [
+        prose,
+        prose + "caf\xe9 \xff",  # Latin-1, the accents after a long ASCII run
+        "\xe9" + prose,  # Latin-1 from the first character
+        prose[:200] + "\u0100" + prose,  # UCS-2 by one character
+        prose + "\u20ac\u2014 \u4e2d\u6587" * 3,  # UCS-2
+        "\u041c\u043e\u0441\u043a\u0432\u0430 " * 400,  # dense Cyrillic (CPython's decoder)
+        prose + "\U0001f600" + "\xe9" * 3,  # UCS-4
+        "",
+    ]
+    for made, expected in zip(lmd.StringTensor.from_pylist(docs).to_pylist(), docs, strict=True):
+        same_str(made, expected)
+    encoded = [d.encode() for d in docs]
+    cleaned = fallbacks.TextCleaner().clean_batch(encoded)
+    for made, expected in zip(lmd.TextCleaner().clean_batch(encoded), cleaned, strict=True):
+        same_str(made, expected)
+    shard = tmp_path / "docs.jsonl"
+    shard.write_text("".join(json.dumps({"text": d}) + "\n" for d in docs), encoding="utf-8")
+    read = [t for batch in lmd.ShardReader(str(shard), threads=1) for t in batch.texts]
+    for made, expected in zip(read, docs, strict=True):
+        same_str(made, expected)
+    # A text record that is not UTF-8 is read with U+FFFD, as the fallback reads it.
+    lines = tmp_path / "lines.txt"
+    lines.write_bytes(prose.encode() + b"\xff\xe2\x82 tail \xc3\xa9\n")
+    read = [t for batch in lmd.ShardReader(str(lines), threads=1) for t in batch.texts]
+    same_str(read[0], (prose.encode() + b"\xff\xe2\x82 tail \xc3\xa9").decode("utf-8", "replace"))
+    masked = lmd.PIIMasker().mask_batch([d.encode() for d in docs]).texts
+    for made, expected in zip(masked, docs, strict=True):
+        same_str(made, expected)
 
 
 class Text(str):

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "common/internal/utf8.h"
+#include "luminamoon/data/common/utf8_decode.h"
 #include "luminamoon/data/common/utf8_encode.h"
 #include "luminamoon/data/common/xxh3.h"
 #include "luminamoon/data/dedup/stream_deduplicator.h"
@@ -445,6 +446,67 @@ BENCHMARK_CAPTURE(BM_EncodeUtf8Real, encode, false, 1)->Unit(benchmark::kMillise
 BENCHMARK_CAPTURE(BM_EncodeUtf8Real, encode_hash, true, 1)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_EncodeUtf8Real, encode_x8, false, 8)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_EncodeUtf8Real, encode_hash_x8, true, 8)->Unit(benchmark::kMillisecond);
+// decode_utf8 (with utf8_shape, as the bindings make a str) of the UTF-8 of encode_text's texts
+// and of the real corpus's documents that are not ASCII (one by one, into one reused buffer);
+// bytes_per_second is UTF-8 read.
+template <typename Unit>
+std::string utf8_of(const std::vector<Unit>& units) {
+  std::string out(luminamoon::data::utf8_encode_capacity(units.size(), sizeof(Unit)), '\0');
+  out.resize(
+      luminamoon::data::encode_utf8(units.data(), units.size(), sizeof(Unit), out.data()).size);
+  return out;
+}
+
+void decode_loop(benchmark::State& state, const std::vector<std::string>& texts) {
+  std::size_t most = 0;
+  for (const std::string& t : texts) most = std::max(most, t.size());
+  std::vector<std::uint32_t> out(most);
+  std::int64_t read = 0;
+  for (auto _ : state) {
+    for (const std::string& t : texts) {
+      const luminamoon::data::Utf8Shape shape = luminamoon::data::utf8_shape(t);
+      luminamoon::data::decode_utf8(t, shape.width, out.data(), shape.code_points);
+      benchmark::DoNotOptimize(out.data());
+      read += static_cast<std::int64_t>(t.size());
+    }
+  }
+  state.SetBytesProcessed(read);
+}
+
+void BM_DecodeUtf8(benchmark::State& state, EncodeText text) {
+  switch (text) {
+    case EncodeText::kLatin1Sparse:
+      return decode_loop(state, {utf8_of(encode_text<std::uint8_t>(text))});
+    case EncodeText::kUcs2Sparse:
+    case EncodeText::kUcs2Russian:
+    case EncodeText::kUcs2Chinese:
+      return decode_loop(state, {utf8_of(encode_text<std::uint16_t>(text))});
+    case EncodeText::kUcs4Emoji:
+      return decode_loop(state, {utf8_of(encode_text<std::uint32_t>(text))});
+  }
+}
+
+void BM_DecodeUtf8Real(benchmark::State& state) {
+  static const std::vector<std::string> texts = [] {
+    std::vector<std::string> out;
+    for (std::string& t : luminamoon::data::bench::load_real_text("LUMINAMOON_BENCH_REAL")) {
+      if (!luminamoon::data::utf8_shape(t).ascii) out.push_back(std::move(t));
+    }
+    return out;
+  }();
+  if (texts.empty()) {
+    state.SkipWithError("set LUMINAMOON_BENCH_REAL to JSONL shards (bench/real_corpus.py)");
+    return;
+  }
+  decode_loop(state, texts);
+}
+
+BENCHMARK(BM_DecodeUtf8Real)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_DecodeUtf8, latin1_sparse, EncodeText::kLatin1Sparse);
+BENCHMARK_CAPTURE(BM_DecodeUtf8, ucs2_sparse, EncodeText::kUcs2Sparse);
+BENCHMARK_CAPTURE(BM_DecodeUtf8, ucs2_russian, EncodeText::kUcs2Russian);
+BENCHMARK_CAPTURE(BM_DecodeUtf8, ucs2_chinese, EncodeText::kUcs2Chinese);
+BENCHMARK_CAPTURE(BM_DecodeUtf8, ucs4_emoji, EncodeText::kUcs4Emoji);
 BENCHMARK_CAPTURE(BM_EncodeUtf8, latin1_sparse, EncodeText::kLatin1Sparse);
 BENCHMARK_CAPTURE(BM_EncodeUtf8, ucs2_sparse, EncodeText::kUcs2Sparse);
 BENCHMARK_CAPTURE(BM_EncodeUtf8, ucs2_russian, EncodeText::kUcs2Russian);
