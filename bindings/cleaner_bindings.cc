@@ -197,6 +197,7 @@ void bind_cleaner(nb::module_& m) {
           "clean_batch",
           [](TextCleaner& c, nb::handle texts) {
             DocumentViews views(DocumentViews::LoneSurrogates::kSurrogatepass);
+            views.encode_on_pool(c.options().threads);
             views.add_batch(texts);
             std::vector<std::string> out;
             {

@@ -18,6 +18,7 @@
 #include "luminamoon/data/common/suggest.h"
 #include "luminamoon/data/common/utf8_decode.h"
 #include "luminamoon/data/common/utf8_encode.h"
+#include "luminamoon/data/common/worker_pool.h"
 #include "luminamoon/data/common/xxh3.h"
 #include "luminamoon/data/dedup/stream_deduplicator.h"
 
@@ -108,6 +109,8 @@ namespace {
 // reported race at every thread exit), and a block is taken once per MiB of text.
 constexpr std::size_t kArenaBlock = std::size_t{1} << 20;
 constexpr std::size_t kMinCached = 16;
+// Code units (bytes) below which one more worker encoding a batch's strs costs more than it saves.
+constexpr std::size_t kMinEncodeBytesPerWorker = 256 * 1024;
 constexpr std::size_t kMaxCached = 128;
 
 class ArenaBlockPool {
@@ -149,7 +152,15 @@ ArenaBlockPool& arena_pool() {
 DocumentViews::~DocumentViews() {
   for (Py_buffer& buffer : buffers_) PyBuffer_Release(&buffer);
 #if !defined(Py_LIMITED_API)
-  if (!arena_blocks_.empty()) arena_pool().give_back(arena_blocks_);
+  if (arenas_.size() == 1) {
+    if (!arenas_[0].blocks.empty()) arena_pool().give_back(arenas_[0].blocks);
+  } else {
+    std::vector<ArenaBlock> all;
+    for (Arena& arena : arenas_) {
+      for (ArenaBlock& block : arena.blocks) all.push_back(std::move(block));
+    }
+    if (!all.empty()) arena_pool().give_back(all);
+  }
 #endif
 }
 
@@ -229,22 +240,23 @@ std::string_view DocumentViews::add_encoded(PyObject* obj, const std::string* wh
   }
   const auto width = static_cast<unsigned>(PyUnicode_KIND(obj));
   const auto count = static_cast<std::size_t>(PyUnicode_GET_LENGTH(obj));
-  if (defer_encoding_ && where == nullptr) {
+  if (deferral_ != Deferral::kNone && where == nullptr) {
     deferred_units_.push_back({PyUnicode_DATA(obj), count, width});
     deferred_views_.push_back(views_.size());
     deferred_items_.push_back(index);
     return views_.emplace_back();
   }
-  char* out = arena_space(utf8_encode_capacity(count, width));
+  Arena& arena = arenas_[0];
+  char* out = arena.space(utf8_encode_capacity(count, width));
   const Utf8Encoded encoded = encode_utf8(PyUnicode_DATA(obj), count, width, out);
   const std::string_view view(out, encoded.size);
   if (encoded.first_invalid == Utf8Encoded::npos) {
-    commit_arena(encoded.size);
+    arena.commit(encoded.size);
     return add_known_valid(view);
   }
   // A lone surrogate: its 'surrogatepass' form (what the encoder wrote), not valid UTF-8.
   if (lone_surrogates_ == LoneSurrogates::kSurrogatepass) {
-    commit_arena(encoded.size);
+    arena.commit(encoded.size);
     return views_.emplace_back(view);
   }
   throw_lone_surrogate(where != nullptr ? *where : "texts[" + std::to_string(index) + "]");
@@ -263,19 +275,72 @@ void DocumentViews::check_deferred_before_error() const {
   check_deferred(hash_code_units(deferred_units_, unused, 1));
 }
 
-char* DocumentViews::arena_space(std::size_t size) {
-  if (size <= arena_left_) return arena_next_;
+char* DocumentViews::Arena::space(std::size_t size) {
+  if (size <= left) return next;
   ArenaBlock block;
   if (size <= kArenaBlock) block.bytes = arena_pool().take();
   if (block.bytes == nullptr) {
     block.bytes = std::make_unique_for_overwrite<char[]>(std::max(size, kArenaBlock));
   }
   block.size = std::max(size, kArenaBlock);
-  arena_next_ = block.bytes.get();
-  arena_left_ = block.size;
-  arena_blocks_.push_back(std::move(block));
-  return arena_next_;
+  next = block.bytes.get();
+  left = block.size;
+  blocks.push_back(std::move(block));
+  return next;
 }
+
+void DocumentViews::encode_deferred() {
+  const std::size_t n = deferred_units_.size();
+  known_valid_.resize(views_.size(), 0);
+  std::size_t bytes = 0;
+  for (const CodeUnits& d : deferred_units_) bytes += d.count * d.width;
+  WorkerPool& pool = WorkerPool::shared();
+  const unsigned workers = pool.workers_for(bytes, pool_threads_, kMinEncodeBytesPerWorker);
+  if (arenas_.size() < workers) arenas_.resize(workers);
+  std::vector<std::size_t> first_invalid(workers, Utf8Encoded::npos);
+  {
+    nb::gil_scoped_release release;
+    // Each deferred str is written by one worker into its own arena, and only its own view and
+    // flag are set (distinct elements); the strs stay alive in add_batch's tuple.
+    pool.run(n, workers, 0, [&](std::size_t begin, std::size_t end, unsigned worker) {
+      Arena& arena = arenas_[worker];
+      for (std::size_t k = begin; k < end; ++k) {
+        const CodeUnits& d = deferred_units_[k];
+        char* out = arena.space(utf8_encode_capacity(d.count, d.width));
+        const Utf8Encoded encoded = encode_utf8(d.data, d.count, d.width, out);
+        const bool valid = encoded.first_invalid == Utf8Encoded::npos;
+        if (!valid && lone_surrogates_ == LoneSurrogates::kReject) {
+          first_invalid[worker] = std::min(first_invalid[worker], k);
+          continue;
+        }
+        arena.commit(encoded.size);
+        views_[deferred_views_[k]] = std::string_view(out, encoded.size);
+        known_valid_[deferred_views_[k]] = valid ? 1 : 0;
+      }
+    });
+  }
+  const std::size_t first = *std::min_element(first_invalid.begin(), first_invalid.end());
+  if (first != Utf8Encoded::npos) {
+    throw_lone_surrogate("texts[" + std::to_string(deferred_items_[first]) + "]");
+  }
+  deferred_units_.clear();
+  deferred_views_.clear();
+  deferred_items_.clear();
+}
+#endif
+
+void DocumentViews::encode_on_pool(unsigned threads) noexcept {
+#if !defined(Py_LIMITED_API)
+  if (deferral_ == Deferral::kNone && resolve_thread_count(threads) > 1) {
+    deferral_ = Deferral::kPool;
+    pool_threads_ = threads;
+  }
+#else
+  (void)threads;
+#endif
+}
+
+#if !defined(Py_LIMITED_API)
 #endif
 
 PyObject* new_str_from_utf8(std::string_view text, bool known_valid, const char* errors) {
@@ -334,6 +399,9 @@ void DocumentViews::add_batch(nb::handle documents) {
       }
     }
     keep_alive_.push_back(std::move(items));
+#if !defined(Py_LIMITED_API)
+    if (deferral_ == Deferral::kPool && !deferred_units_.empty()) encode_deferred();
+#endif
     return;
   }
   if (nb::hasattr(documents, "__arrow_c_array__") || nb::hasattr(documents, "__arrow_c_stream__")) {

@@ -84,7 +84,12 @@ class DocumentViews {
   // long real documents it was 54 MB, which left the caches between the two), and the encoding
   // is spread over the threads. The strs stay alive: add_batch keeps their tuple. (No effect in
   // the abi3 build, which has no encoder of its own.)
-  void defer_encoding() noexcept { defer_encoding_ = true; }
+  void defer_encoding() noexcept { deferral_ = Deferral::kHashes; }
+  // For the other stages with `threads` other than 1 (resolved as the stages resolve it): a str
+  // of a batch that must be encoded is encoded at the end of add_batch on the worker pool, with
+  // the GIL released, each worker into arena blocks of its own; a lone surrogate is reported as
+  // it would have been in order. (No effect in the abi3 build.)
+  void encode_on_pool(unsigned threads) noexcept;
   const std::vector<CodeUnits>& deferred_units() const noexcept { return deferred_units_; }
   const std::vector<std::size_t>& deferred_views() const noexcept { return deferred_views_; }
   // With hash_code_units' answer for deferred_units(): the ValueError (location and all) that
@@ -112,28 +117,36 @@ class DocumentViews {
 #if !defined(Py_LIMITED_API)
   // The UTF-8 of a str that is not ASCII, encoded here (common/utf8_encode.h) into the arena.
   std::string_view add_encoded(PyObject* obj, const std::string* where, std::size_t index);
-  // `size` bytes that stay put until this object is destroyed; commit_arena(n) keeps the first n
-  // of them. The arena is blocks of 1 MiB (a larger request gets a block of its own), taken from
-  // and given back to a pool of the process (common.cc), so that a batch's UTF-8 is written to
-  // memory the process already has: fresh pages cost a page fault each, which took half of the
-  // time of an exact dedup batch of real non-ASCII documents when every call had new blocks.
-  char* arena_space(std::size_t size);
-  void commit_arena(std::size_t used) noexcept {
-    arena_next_ += used;
-    arena_left_ -= used;
-  }
+  // The deferred strs encoded on the pool (encode_on_pool), their views set; then the error of
+  // the first one with a lone surrogate, if such strs are rejected.
+  void encode_deferred();
   struct ArenaBlock {
     std::unique_ptr<char[]> bytes;
     std::size_t size = 0;
   };
-  std::vector<ArenaBlock> arena_blocks_;
-  char* arena_next_ = nullptr;
-  std::size_t arena_left_ = 0;
+  // space(size): `size` bytes that stay put until the DocumentViews is destroyed; commit(n) keeps
+  // the first n of them. Blocks of 1 MiB (a larger request gets a block of its own), taken from
+  // and given back to a pool of the process (common.cc), so that a batch's UTF-8 is written to
+  // memory the process already has: fresh pages cost a page fault each, which took half of the
+  // time of an exact dedup batch of real non-ASCII documents when every call had new blocks.
+  struct Arena {
+    std::vector<ArenaBlock> blocks;
+    char* next = nullptr;
+    std::size_t left = 0;
+    char* space(std::size_t size);
+    void commit(std::size_t used) noexcept {
+      next += used;
+      left -= used;
+    }
+  };
+  std::vector<Arena> arenas_ = std::vector<Arena>(1);  // [0] the calling thread's; then workers'
 #endif
   // The error add_batch would have raised first had the deferred strs been encoded as they came
   // (one of theirs comes before any later item's); called before rethrowing a later item's.
   void check_deferred_before_error() const;
-  bool defer_encoding_ = false;
+  enum class Deferral { kNone, kHashes, kPool };
+  Deferral deferral_ = Deferral::kNone;
+  unsigned pool_threads_ = 1;
   std::vector<CodeUnits> deferred_units_;
   std::vector<std::size_t> deferred_views_;
   std::vector<std::size_t> deferred_items_;  // each one's index in the batch, for messages

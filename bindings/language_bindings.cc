@@ -235,6 +235,7 @@ void bind_language(nb::module_& m) {
           "filter_batch",
           [](const LanguageFilter& f, nb::handle texts) {
             DocumentViews views(DocumentViews::LoneSurrogates::kSurrogatepass);
+            views.encode_on_pool(f.options().threads);
             views.add_batch(texts);
             LanguageBatchResult result;
             {

@@ -159,6 +159,7 @@ void bind_minhash(nb::module_& m) {
           "filter_batch",
           [](MinHashDeduplicator& d, nb::handle texts) {
             DocumentViews views;
+            views.encode_on_pool(d.options().threads);
             views.add_batch(texts);
             std::vector<std::uint8_t> keep(views.views().size());
             {
@@ -191,6 +192,7 @@ void bind_minhash(nb::module_& m) {
           "signatures",
           [](const MinHashDeduplicator& d, nb::handle texts) {
             DocumentViews views;
+            views.encode_on_pool(d.options().threads);
             views.add_batch(texts);
             const std::size_t n = views.views().size();
             const std::size_t p = d.options().config.num_perm;
@@ -259,6 +261,7 @@ void bind_minhash(nb::module_& m) {
           "cluster",
           [](const MinHashDeduplicator& d, nb::handle texts) {
             DocumentViews views;
+            views.encode_on_pool(d.options().threads);
             views.add_batch(texts);
             std::vector<std::uint64_t> ids;
             {

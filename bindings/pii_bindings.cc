@@ -436,6 +436,7 @@ void bind_pii(nb::module_& m) {
           "mask_batch",
           [](PiiMasker& masker, nb::handle texts) {
             DocumentViews views;
+            views.encode_on_pool(masker.options().threads);
             // The str objects (a tuple), to return unchanged ones as they are.
             nb::object originals;
             std::vector<std::uint8_t> from_str;  // str input is valid UTF-8 by construction

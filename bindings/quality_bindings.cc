@@ -319,6 +319,7 @@ void bind_quality(nb::module_& m) {
           "filter_batch",
           [](const QualityFilter& f, nb::handle texts) {
             DocumentViews views(DocumentViews::LoneSurrogates::kSurrogatepass);
+            views.encode_on_pool(f.options().threads);
             views.add_batch(texts);
             // (a str's own UTF-8 is not checked again; bytes and surrogatepass text are)
             const std::span<const std::uint8_t> known_valid = views.known_valid_utf8();

@@ -170,6 +170,38 @@ def test_the_first_error_of_a_batch_is_raised_and_nothing_is_staged(threads: int
     assert d.filter_batch(batch[:2]) == [True, True]
 
 
+def test_stages_encode_a_batch_on_the_pool() -> None:
+    # With threads other than 1 the strs that are not ASCII are encoded on the worker pool at the
+    # end of add_batch (each worker into its own arena): every stage answers as with threads=1,
+    # and the first lone surrogate of a batch is still the error, before a later wrong type.
+    docs = [
+        f"{i} gr\u00fc\u00dfe \u20ac \u4e2d\u6587 \U0001f600 w{i % 97} " * 40 for i in range(600)
+    ]
+    docs += ["plain ascii text " * 80 + str(i) for i in range(100)]
+    with_surrogates = [*docs[:300], "lone \ud800 " * 200, *docs[300:]]
+    for threads in (1, 2):
+        mh = lmd.MinHashDeduplicator(num_perm=16, threads=threads)
+        signatures = mh.signatures(docs)
+        cleaned = lmd.TextCleaner(threads=threads).clean_batch(with_surrogates)
+        quality = lmd.QualityFilter("gopher_repetition", threads=threads).filter_batch(docs).keep
+        masked = lmd.PIIMasker(threads=threads).mask_batch(docs).texts
+        if threads == 1:
+            expected = (signatures, cleaned, quality, masked)
+            continue
+        assert np.array_equal(signatures, expected[0])
+        assert cleaned == expected[1] == fallbacks.TextCleaner().clean_batch(with_surrogates)
+        assert quality == expected[2]
+        assert masked == expected[3]
+        d = lmd.MinHashDeduplicator(num_perm=16, threads=threads)
+        with pytest.raises(ValueError, match=r"^texts\[300\]: str cannot be encoded"):
+            d.filter_batch(with_surrogates)
+        with pytest.raises(ValueError, match=r"texts\[300\]"):
+            d.signatures([*with_surrogates[:301], 5])
+        with pytest.raises(TypeError, match=r"texts\[3\]"):
+            d.signatures([*docs[:3], 5, *with_surrogates])
+        assert d.staged_count == 0
+
+
 def same_str(made: str, expected: str) -> None:
     """``made`` is ``expected``'s characters in CPython's canonical form (the narrowest kind:
     ``==`` between equal texts of two kinds is False) and a plain str."""

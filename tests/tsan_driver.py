@@ -6,7 +6,7 @@ TSan exit with its error code. It drives what issue 13 found through the Python 
 threads staging (StreamDeduplicator and MinHashDeduplicator filter_batch, is_unique, contains,
 has_pending) while one thread updates, commits and rolls back, then checks that RAM, the slot and
 the files agree and that a reopen sees every committed document; then two threads' filter_batch
-encoding strs that are not ASCII on the worker pool.
+and clean_batch encoding strs that are not ASCII on the worker pool.
 
     python tests/tsan_driver.py DIRECTORY   # the module is imported as luminamoon.data._native
 """
@@ -97,15 +97,20 @@ def main(directory: Path) -> int:
 
 
 def encode_on_the_pool() -> bool:
-    """Two threads' filter_batch (threads=2) on batches of strs that are not ASCII, large enough
-    (~4 MB) for their encoding and hashing to be spread over the pool's workers."""
+    """Two threads' filter_batch and clean_batch (threads=2) on batches of strs that are not
+    ASCII, large enough (~4 MB) for their encoding (and hashing) to be spread over the pool's
+    workers."""
     docs = [f"{i} caf\u00e9 \u20ac {'x' * 20} " * 300 for i in range(500)]
     expected = native.StreamDeduplicator(threads=1).filter_batch(docs)
+    cleaned = native.TextCleaner(threads=1).clean_batch(docs)
     results: list[list[bool]] = []
 
     def run() -> None:
         for _ in range(2):
             results.append(native.StreamDeduplicator(threads=2).filter_batch(docs))
+            # (the other stages encode into arena blocks per worker)
+            if native.TextCleaner(threads=2).clean_batch(docs) != cleaned:
+                results.append([])
 
     callers = [threading.Thread(target=run) for _ in range(2)]
     for t in callers:
