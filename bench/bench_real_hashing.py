@@ -310,24 +310,19 @@ def main() -> None:
                 job(fresh)
                 times[name].append(now() - start)
                 gc.enable()
-        rows.append(
-            row(
-                "exact dedup list[str], long docs, fresh objects",
-                statistics.median(times["ours"]),
-                statistics.median(times["peer"]),
-                len(unique),
-                "xxh3 + Python set",
+        for what, ours_key, peer_key, peer_name in (
+            ("fresh objects", "ours", "peer", "xxh3 + Python set"),
+            ("fresh objects, threads=2 (wall clock)", "t2 wall", "t1 wall", "ours threads=1"),
+        ):
+            rows.append(
+                row(
+                    f"exact dedup list[str], long docs, {what}",
+                    statistics.median(times[ours_key]),
+                    statistics.median(times[peer_key]),
+                    len(unique),
+                    peer_name,
+                )
             )
-        )
-        rows.append(
-            row(
-                "exact dedup list[str], long docs, fresh objects, threads=2 (wall clock)",
-                statistics.median(times["t2 wall"]),
-                statistics.median(times["t1 wall"]),
-                len(unique),
-                "ours threads=1",
-            )
-        )
         ascii_docs = [t for t in docs if t.isascii()]
         med = interleaved(
             {

@@ -35,6 +35,13 @@ constexpr std::size_t kHashBlock = 4096;
 // worker, whatever `threads` said.
 constexpr std::size_t kShortDocumentBytes = 100;
 
+void check_output_size(const char* what, std::size_t outputs, std::size_t documents) {
+  if (outputs != documents) {
+    throw InvalidArgument(std::string(what) + ": output size " + std::to_string(outputs) +
+                          " != document count " + std::to_string(documents));
+  }
+}
+
 struct HashJob {
   unsigned workers = 1;
   std::size_t block = kHashBlock;  // documents
@@ -101,10 +108,7 @@ struct StreamDeduplicator::Sets {
 
 void hash_documents(std::span<const std::string_view> documents, std::span<std::uint64_t> out,
                     unsigned threads) {
-  if (out.size() != documents.size()) {
-    throw InvalidArgument("hash_documents: output size " + std::to_string(out.size()) +
-                          " != document count " + std::to_string(documents.size()));
-  }
+  check_output_size("hash_documents", out.size(), documents.size());
   const std::size_t n = documents.size();
   std::size_t bytes = 0;
   for (const std::string_view d : documents) bytes += d.size();
@@ -120,10 +124,7 @@ void hash_documents(std::span<const std::string_view> documents, std::span<std::
 
 std::size_t hash_code_units(std::span<const CodeUnits> documents, std::span<std::uint64_t> out,
                             unsigned threads) {
-  if (out.size() != documents.size()) {
-    throw InvalidArgument("hash_code_units: output size " + std::to_string(out.size()) +
-                          " != document count " + std::to_string(documents.size()));
-  }
+  check_output_size("hash_code_units", out.size(), documents.size());
   const std::size_t n = documents.size();
   std::size_t bytes = 0;
   for (const CodeUnits& d : documents) bytes += d.count * d.width;
