@@ -340,9 +340,6 @@ void DocumentViews::encode_on_pool(unsigned threads) noexcept {
 #endif
 }
 
-#if !defined(Py_LIMITED_API)
-#endif
-
 PyObject* new_str_from_utf8(std::string_view text, bool known_valid, const char* errors) {
 #if !defined(Py_LIMITED_API)
   // Most documents are ASCII: copied into an ASCII str as they are checked, in one pass.
