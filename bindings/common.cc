@@ -262,19 +262,6 @@ std::string_view DocumentViews::add_encoded(PyObject* obj, const std::string* wh
   throw_lone_surrogate(where != nullptr ? *where : "texts[" + std::to_string(index) + "]");
 }
 
-void DocumentViews::check_deferred(std::size_t first_invalid) const {
-  if (first_invalid == Utf8Encoded::npos || lone_surrogates_ == LoneSurrogates::kSurrogatepass) {
-    return;
-  }
-  throw_lone_surrogate("texts[" + std::to_string(deferred_items_.at(first_invalid)) + "]");
-}
-
-void DocumentViews::check_deferred_before_error() const {
-  if (deferred_units_.empty() || lone_surrogates_ == LoneSurrogates::kSurrogatepass) return;
-  std::vector<std::uint64_t> unused(deferred_units_.size());
-  check_deferred(hash_code_units(deferred_units_, unused, 1));
-}
-
 char* DocumentViews::Arena::space(std::size_t size) {
   if (size <= left) return next;
   ArenaBlock block;
@@ -328,6 +315,19 @@ void DocumentViews::encode_deferred() {
   deferred_items_.clear();
 }
 #endif
+
+void DocumentViews::check_deferred(std::size_t first_invalid) const {
+  if (first_invalid == Utf8Encoded::npos || lone_surrogates_ == LoneSurrogates::kSurrogatepass) {
+    return;
+  }
+  throw_lone_surrogate("texts[" + std::to_string(deferred_items_.at(first_invalid)) + "]");
+}
+
+void DocumentViews::check_deferred_before_error() const {
+  if (deferred_units_.empty() || lone_surrogates_ == LoneSurrogates::kSurrogatepass) return;
+  std::vector<std::uint64_t> unused(deferred_units_.size());
+  check_deferred(hash_code_units(deferred_units_, unused, 1));
+}
 
 void DocumentViews::encode_on_pool(unsigned threads) noexcept {
 #if !defined(Py_LIMITED_API)
