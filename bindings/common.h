@@ -57,9 +57,9 @@ T* to_instance(nb::handle value, const char* owner, const char* param, const cha
 // A str is read in place when it is ASCII (its characters are its UTF-8) or already holds its
 // UTF-8; any other str is encoded here (common/utf8_encode.h) into memory these views own and
 // free, so the str is left as it was (on the worker pool at the end of add_batch with
-// encode_on_pool, or by the caller with defer_encoding). The abi3 build (no access to a str's layout) asks
-// PyUnicode_AsUTF8AndSize, which encodes with CPython's encoder and keeps the UTF-8 on the str
-// for its lifetime.
+// encode_on_pool, or by the caller with defer_encoding). The abi3 build (no access to a str's
+// layout) asks PyUnicode_AsUTF8AndSize, which encodes with CPython's encoder and keeps the UTF-8 on
+// the str for its lifetime.
 class DocumentViews {
  public:
   enum class LoneSurrogates { kReject, kSurrogatepass };
