@@ -208,7 +208,9 @@ def same_str(made: str, expected: str) -> None:
     assert type(made) is str
     assert made == expected
     assert hash(made) == hash(expected)
-    assert sys.getsizeof(made) == sys.getsizeof(expected[:0] + expected)
+    # (a new str of the same text: `expected` may hold its UTF-8, which CPython counts in its size,
+    # after a reading by PyUnicode_AsUTF8AndSize, as the abi3 build reads it)
+    assert sys.getsizeof(made) == sys.getsizeof(expected.encode().decode())
 
 
 @settings(max_examples=300, deadline=None)
