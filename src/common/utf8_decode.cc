@@ -145,8 +145,6 @@ std::size_t copy_ascii_prefix(std::string_view text, char* out) noexcept {
   return i;
 }
 
-bool is_valid_utf8(std::string_view bytes) { return utf8_internal::is_valid(bytes); }
-
 void decode_utf8(std::string_view utf8, unsigned width, void* out, std::size_t capacity) {
   const auto* p = reinterpret_cast<const std::uint8_t*>(utf8.data());
   switch (width) {

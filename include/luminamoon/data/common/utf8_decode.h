@@ -18,10 +18,10 @@ struct Utf8Shape {
   std::size_t continuation_bytes = 0;  // bytes 0x80..0xBF: how far the text is from ASCII
 };
 
-// The shape of `utf8`, which must be valid UTF-8 (is_valid_utf8): its code points are its bytes
-// less its continuation bytes, and the width follows from its largest byte (a lead byte C4..EF
-// starts a code point from U+0100 to U+FFFF, F0..F4 one above). For other bytes the answer is
-// meaningless (but reading stays inside `utf8`).
+// The shape of `utf8`, which must be valid UTF-8 (utf8_is_valid, pii/pii_masker.h): its code points
+// are its bytes less its continuation bytes, and the width follows from its largest byte (a lead
+// byte C4..EF starts a code point from U+0100 to U+FFFF, F0..F4 one above). For other bytes the
+// answer is meaningless (but reading stays inside `utf8`).
 Utf8Shape utf8_shape(std::string_view utf8) noexcept;
 
 // Copies the ASCII bytes that begin `text` to `out` (which holds text.size() bytes) and returns
@@ -29,9 +29,6 @@ Utf8Shape utf8_shape(std::string_view utf8) noexcept;
 // its bytes), else a prefix that ends before its first other byte (at most 31 bytes before it;
 // more bytes of `out` may have been written, up to the first other byte's block).
 std::size_t copy_ascii_prefix(std::string_view text, char* out) noexcept;
-
-// Whether `bytes` is valid UTF-8 (the live ISA's validator).
-bool is_valid_utf8(std::string_view bytes);
 
 // Writes the code points of `utf8` (valid UTF-8, its shape's width) at `out`, `capacity` units
 // of `width` bytes (1, 2 or 4), which must be utf8_shape(utf8).code_points. On bytes that are
