@@ -106,8 +106,13 @@ PyPipelineResult process(PyPipelineEngine& engine, nb::handle input, nb::handle 
     batch.valid_utf8.assign(batch.texts.size(), 1);  // a StringTensor holds valid UTF-8 only
   } else if (PyList_Check(input.ptr()) || PyTuple_Check(input.ptr()) ||
              nb::hasattr(input, "__arrow_c_array__") || nb::hasattr(input, "__arrow_c_stream__")) {
+    // The strs that must be encoded are encoded on the pool (GIL released), as each stage given
+    // them alone would; a str's own UTF-8 is valid, so its flag spares the stages a check.
+    views.encode_on_pool(engine.threads);
     views.add_batch(input);
     batch.texts = views.views();
+    const std::span<const std::uint8_t> known_valid = views.known_valid_utf8();
+    batch.valid_utf8.assign(known_valid.begin(), known_valid.end());
   } else {
     throw nb::type_error(
         ("FusedPipeline.process: batch must be a DocumentBatch, a StringTensor, an Arrow string "
@@ -408,7 +413,7 @@ void bind_pipeline(nb::module_& m) {
           "__init__",
           [](PyPipelineEngine* self, nb::object cleaner, nb::object quality, nb::object exact_dedup,
              nb::object near_dedup, nb::object pii, nb::handle threads, nb::object language) {
-            (void)to_unsigned(threads, "threads", 4096);
+            const auto thread_count = static_cast<unsigned>(to_unsigned(threads, "threads", 4096));
             PipelineStages stages;
             stages.cleaner = stage_pointer<TextCleaner>(cleaner, "cleaner", "TextCleaner");
             stages.quality = stage_pointer<QualityFilter>(quality, "quality", "QualityFilter");
@@ -421,7 +426,7 @@ void bind_pipeline(nb::module_& m) {
             new (self)
                 PyPipelineEngine{std::move(cleaner),    std::move(quality), std::move(exact_dedup),
                                  std::move(near_dedup), std::move(pii),     std::move(language),
-                                 FusedPipeline(stages)};
+                                 FusedPipeline(stages), thread_count};
           },
           "cleaner"_a.none(), "quality"_a.none(), "exact_dedup"_a.none(), "near_dedup"_a.none(),
           "pii"_a.none(), "threads"_a = 0, "language"_a.none() = nb::none(),

@@ -34,6 +34,9 @@ struct PyPipelineEngine {
   // The stages' Python objects, kept alive for as long as the engine runs them.
   nb::object cleaner, quality, exact_dedup, near_dedup, pii, language;
   FusedPipeline pipeline;
+  // The pipeline's `threads` (0: every core), which its stages were built with: a list of strs
+  // has the ones that must be encoded encoded on the worker pool with as many.
+  unsigned threads = 0;
 };
 
 // Runs the engine's stages over `batch` and fills the result's texts, kept indices, drop codes,

@@ -185,13 +185,27 @@ def test_stages_encode_a_batch_on_the_pool() -> None:
         cleaned = lmd.TextCleaner(threads=threads).clean_batch(with_surrogates)
         quality = lmd.QualityFilter("gopher_repetition", threads=threads).filter_batch(docs).keep
         masked = lmd.PIIMasker(threads=threads).mask_batch(docs).texts
+        # The whole pipeline over strs (the cleaner repairs the lone surrogates), and without a
+        # cleaner (the strs' UTF-8 is known valid, the surrogates' is checked and repaired).
+        piped = lmd.FusedPipeline(threads=threads, pii=True).process(with_surrogates)
+        raw = lmd.FusedPipeline(threads=threads, cleaner=False, quality=False, near_dedup=False)
+        unchecked = raw.process(with_surrogates)
+        outputs = (
+            piped.texts.to_pylist(),
+            piped.keep.tolist(),
+            unchecked.texts.to_pylist(),
+            unchecked.keep.tolist(),
+        )
         if threads == 1:
-            expected = (signatures, cleaned, quality, masked)
+            expected = (signatures, cleaned, quality, masked, outputs)
             continue
         assert np.array_equal(signatures, expected[0])
         assert cleaned == expected[1] == fallbacks.TextCleaner().clean_batch(with_surrogates)
         assert quality == expected[2]
         assert masked == expected[3]
+        assert outputs == expected[4]
+        repaired = with_surrogates[300].encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        assert outputs[2][300] == repaired
         d = lmd.MinHashDeduplicator(num_perm=16, threads=threads)
         with pytest.raises(ValueError, match=r"^texts\[300\]: str cannot be encoded"):
             d.filter_batch(with_surrogates)
