@@ -445,6 +445,21 @@ void live_positions(ProbeTable& table, std::size_t w, std::size_t size, const Sa
   }
 }
 
+constexpr std::size_t kNoCount = ~std::size_t{0};
+
+// The largest count c <= chars with ratio(c, chars) <= at (chars > 0), or kNoCount when even 0
+// fails (a threshold below 0, or NaN).
+std::size_t largest_passing_count(double at, std::size_t chars) {
+  if (!(ratio(0, chars) <= at)) return kNoCount;
+  if (ratio(chars, chars) <= at) return chars;
+  // From the product's floor, corrected by the comparison itself (rounding may put it one off).
+  auto c = static_cast<std::size_t>(std::max(0.0, std::min(at * static_cast<double>(chars),
+                                                           static_cast<double>(chars))));
+  while (c > 0 && !(ratio(c, chars) <= at)) --c;
+  while (c + 1 <= chars && ratio(c + 1, chars) <= at) ++c;
+  return c;
+}
+
 // datatrove's find_all_duplicate for n = 5..10: n-grams joined with no separator (different
 // word splits of the same characters are the same n-gram), n words skipped after a repeat.
 void dup_ngram_char_ratios(ProbeTable& table, std::string_view text,
@@ -499,19 +514,33 @@ void dup_ngram_char_ratios(ProbeTable& table, std::string_view text,
   // after each), so its count is at most the code points of the union of the n-word spans at
   // those positions (a quarter of the real corpus's documents skip all six passes this way, and
   // then the polynomial hashes too).
+  // The same bound from each live position on ends a pass that is not skipped as soon as the
+  // count so far plus the bound on the rest passes (the metric then holds that sum):
+  // bound_from[6 k + n - 5] covers the spans at live_list[k] and after. Built from the end:
+  // spans of one length taken by decreasing start, so a span overlaps the union of the later
+  // ones exactly from that union's first start on.
   std::array<bool, 6> skip{};
   bool hashes_needed = true;
-  if (passes_at != nullptr && chars != 0) {
+  const bool bounded = passes_at != nullptr && chars != 0;
+  if (bounded) {
+    grow(s.bound_from, 6 * (live + 1));
+    std::size_t* bound_from = s.bound_from.data();
     std::array<std::size_t, 6> bound{};
-    std::array<std::size_t, 6> covered{};  // where the union's spans end so far
+    std::array<std::size_t, 6> union_start;  // the first start of the union's spans so far
+    union_start.fill(w);
     const std::size_t* prefix_chars = s.prefix_chars.data();
-    for (const std::uint32_t i : s.live_list) {
-      if (s.live[i] < 2) continue;
-      for (std::size_t n = 5; n <= 10 && i + n <= w; ++n) {
-        const std::size_t from = std::max<std::size_t>(i, covered[n - 5]);
-        bound[n - 5] += prefix_chars[i + n] - prefix_chars[from];
-        covered[n - 5] = i + n;
+    const std::uint8_t* live_at = s.live.data();
+    std::fill_n(bound_from + 6 * live, 6, std::size_t{0});
+    for (std::size_t k = live; k-- > 0;) {
+      const std::uint32_t i = s.live_list[k];
+      if (live_at[i] >= 2) {
+        for (std::size_t n = 5; n <= 10 && i + n <= w; ++n) {
+          const std::size_t end = std::min<std::size_t>(i + n, union_start[n - 5]);
+          bound[n - 5] += prefix_chars[end] - prefix_chars[i];
+          union_start[n - 5] = i;
+        }
       }
+      std::copy_n(bound.begin(), 6, bound_from + 6 * k);
     }
     hashes_needed = false;
     for (std::size_t n = 5; n <= 10; ++n) {
@@ -584,15 +613,24 @@ void dup_ngram_char_ratios(ProbeTable& table, std::string_view text,
     }
     std::size_t repeated = 0;
     if (w >= n) {
-      table.reset(s.live_list.size());
+      // (a filter's pass that may end early: see bound_from)
+      const std::size_t passing =
+          bounded ? largest_passing_count((*passes_at)[n - 2], chars) : kNoCount;
+      const std::size_t* bound_from = s.bound_from.data() + (n - 5);
+      table.reset(live);
       auto bytes_of = [&](std::size_t i) {
         return all.substr(offsets[i], offsets[i + n] - offsets[i]);
       };
       // Left to right over the live positions; after a repeat at i the next n-gram looked at
       // starts at i + n or later (datatrove's skip), the others are skipped anyway.
       std::size_t next = 0;
-      for (const std::uint32_t i : s.live_list) {
+      for (std::size_t k = 0; k < live; ++k) {
+        const std::uint32_t i = s.live_list[k];
         if (i + n > w) break;
+        if (passing != kNoCount && repeated + bound_from[6 * k] <= passing) {
+          repeated += bound_from[6 * k];
+          break;
+        }
         if (i < next) continue;
         // hash(bytes of words i..i+n) = prefix[i+n] - prefix[i] * B^(their length)
         const std::uint64_t shifted =

@@ -109,6 +109,7 @@ class Document {
     std::vector<std::uint64_t> word_hash;    // per first occurrence: polynomial hash of the word
     std::vector<std::uint8_t> live;          // per position: may take part in a repeat
     std::vector<std::uint32_t> live_list;    // the live positions, ascending
+    std::vector<std::size_t> bound_from;     // per live position and n: a bound on the rest
     std::vector<std::uint64_t> window;       // per position: 8 bytes of `joined`
     std::vector<std::uint64_t> window_high;  // per position: the next 8 bytes of `joined`
     std::vector<std::uint64_t> window_hash;  // per position: the hash of its window

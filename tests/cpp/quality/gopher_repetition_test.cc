@@ -103,8 +103,12 @@ void expect_reference(Document& doc, const std::string& text) {
   // least the exact ratio and passes its threshold (so the exact one passes it too). Thresholds
   // at the exact ratios (a pass may be skipped only when its bound is exact), just below them
   // (never skipped), and fixed ones.
-  std::vector<NgramPassesAt> thresholds = {exact, exact};
+  // And thresholds a little above them: a pass may then end early, once its count so far and
+  // the bound on the rest pass (the value is that sum).
+  std::vector<NgramPassesAt> thresholds = {exact, exact, exact, exact};
   for (double& t : thresholds[1]) t = std::nextafter(t, -1.0);
+  for (double& t : thresholds[2]) t += 0.01;
+  for (double& t : thresholds[3]) t *= 1.25;
   for (const double t : {0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 1.0}) {
     thresholds.emplace_back();
     thresholds.back().fill(t);
