@@ -453,8 +453,8 @@ std::size_t largest_passing_count(double at, std::size_t chars) {
   if (!(ratio(0, chars) <= at)) return kNoCount;
   if (ratio(chars, chars) <= at) return chars;
   // From the product's floor, corrected by the comparison itself (rounding may put it one off).
-  auto c = static_cast<std::size_t>(std::max(0.0, std::min(at * static_cast<double>(chars),
-                                                           static_cast<double>(chars))));
+  auto c = static_cast<std::size_t>(
+      std::max(0.0, std::min(at * static_cast<double>(chars), static_cast<double>(chars))));
   while (c > 0 && !(ratio(c, chars) <= at)) --c;
   while (c + 1 <= chars && ratio(c + 1, chars) <= at) ++c;
   return c;
