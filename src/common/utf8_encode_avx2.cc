@@ -1,4 +1,4 @@
-// AVX2-level kernels of encode_utf8 for Latin-1 and UCS-2 (contract in
+// AVX2-level kernels of encode_utf8 for Latin-1, UCS-2 and UTF-32 (contract in
 // internal/utf8_encode_kernels.h; the portable kernel in utf8_encode.cc is the reference). Every
 // function carries LUMINAMOON_AVX2: this file is compiled with the default flags and reached only
 // through the dispatcher, after CPUID and XGETBV said the CPU and OS support AVX2.
@@ -15,6 +15,7 @@
 #include <immintrin.h>
 
 #include <array>
+#include <bit>
 #include <cstdint>
 
 #include "common/internal/isa_dispatch.h"
@@ -125,6 +126,9 @@ LUMINAMOON_AVX2 inline std::size_t basic_plane(__m128i v, char* out) {
 // The 8 units v, units [at, at + 8) of `in`, at `out`: vector code when all are below U+0800, or
 // none is a surrogate; unit by unit otherwise (a lone surrogate, which is reported). Needs 28
 // bytes of room (basic_plane).
+// (`in` holds units of type Unit: a UTF-32 block below U+10000 comes here narrowed to 16 bits,
+// and its surrogates are encoded from the UTF-32 units.)
+template <typename Unit = std::uint16_t>
 LUMINAMOON_AVX2 inline char* ucs2_half(const unsigned char* in, __m128i v, std::size_t at,
                                        char* out, Utf8Encoded& result) {
   const __m128i above_7ff = _mm_set1_epi16(-0x800);  // 0xF800
@@ -132,7 +136,7 @@ LUMINAMOON_AVX2 inline char* ucs2_half(const unsigned char* in, __m128i v, std::
   const __m128i surrogate = _mm_set1_epi16(-0x2800);  // 0xD800: the top 5 bits of every one
   const __m128i surrogates = _mm_cmpeq_epi16(_mm_and_si128(v, above_7ff), surrogate);
   if (_mm_testz_si128(surrogates, surrogates)) return out + basic_plane(v, out);
-  return units_one_by_one<std::uint16_t>(in, at, at + 8, out, result);
+  return units_one_by_one<Unit>(in, at, at + 8, out, result);
 }
 
 // 16 Latin-1 units with at least one that is not ASCII (or none: the caller's test may have
@@ -148,7 +152,8 @@ LUMINAMOON_AVX2 inline char* latin1_block(__m128i v, char* out) {
 }
 
 // 16 UCS-2 units [at, at + 16) of `in`, in a and b, as UTF-8 at `out`; needs the room of 18
-// units (see the note on room below).
+// units (see the note on room below). (Unit: as for ucs2_half.)
+template <typename Unit = std::uint16_t>
 LUMINAMOON_AVX2 inline char* ucs2_block(const unsigned char* in, __m128i a, __m128i b,
                                         std::size_t at, char* out, Utf8Encoded& result) {
   const __m128i both = _mm_or_si128(a, b);
@@ -161,8 +166,31 @@ LUMINAMOON_AVX2 inline char* ucs2_block(const unsigned char* in, __m128i a, __m1
     out += below_0800(a, out);
     return out + below_0800(b, out);
   }
-  out = ucs2_half(in, a, at, out, result);
-  return ucs2_half(in, b, at + 8, out, result);
+  out = ucs2_half<Unit>(in, a, at, out, result);
+  return ucs2_half<Unit>(in, b, at + 8, out, result);
+}
+
+// The 8 UTF-32 units from `unit` on.
+LUMINAMOON_AVX2 inline __m256i load_utf32(const unsigned char* in, std::size_t unit) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + 4 * unit));
+}
+
+// Bit k set when 32-bit lane k of v is below 0x80.
+LUMINAMOON_AVX2 inline unsigned ascii_lanes(__m256i v) {
+  const __m256i high = _mm256_and_si256(v, _mm256_set1_epi32(-0x80));  // 0xFFFFFF80
+  return static_cast<unsigned>(
+      _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(high, _mm256_setzero_si256()))));
+}
+
+// 32 UTF-32 units of ASCII (each 32-bit lane below 0x80) from c0..c3 as 32 bytes at `out`.
+LUMINAMOON_AVX2 inline void store_ascii_utf32(__m256i c0, __m256i c1, __m256i c2, __m256i c3,
+                                              char* out) {
+  // The packs work within 128-bit halves: the low half ends up with units 0-3 of c0, c1, c2 and
+  // c3, the high half with their units 4-7, as groups of 4 bytes; one permutation orders them.
+  const __m256i bytes =
+      _mm256_packus_epi16(_mm256_packus_epi32(c0, c1), _mm256_packus_epi32(c2, c3));
+  const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_permutevar8x32_epi32(bytes, order));
 }
 
 }  // namespace
@@ -222,6 +250,70 @@ LUMINAMOON_AVX2 Utf8Encoded encode_ucs2_avx2(const unsigned char* in, std::size_
     }
   }
   o = units_one_by_one<std::uint16_t>(in, i, count, o, result);
+  result.size = static_cast<std::size_t>(o - out);
+  return result;
+}
+
+// UTF-32 (CPython's kind for text with a character above U+FFFF: one emoji makes the whole
+// document 4 bytes a character) in blocks of 16: a block below U+10000 is narrowed to 16-bit
+// lanes and encoded as UCS-2 is (ASCII, below U+0800, the basic plane; its surrogates unit by
+// unit, reported); a block with a unit above U+FFFF (the emoji, or a value that is no code point)
+// goes unit by unit. After an all-ASCII block, runs of ASCII go 32 units a step. Room: a unit
+// never takes more than its 4 bytes of capacity, so 16 units from i have 64 bytes, more than
+// ucs2_block's stores need.
+LUMINAMOON_AVX2 Utf8Encoded encode_utf32_avx2(const unsigned char* in, std::size_t count,
+                                              char* out) {
+  Utf8Encoded result;
+  char* o = out;
+  std::size_t i = 0;
+  while (i + 16 <= count) {
+    __builtin_prefetch(in + 4 * i + 1024);
+    const __m256i a = load_utf32(in, i);
+    const __m256i b = load_utf32(in, i + 8);
+    const __m256i both = _mm256_or_si256(a, b);
+    // The 16 units in 16-bit lanes, exact below U+10000. (packus interleaves the halves: a0-3,
+    // b0-3, a4-7, b4-7; put a's 8 units before b's.)
+    const __m256i narrowed = _mm256_permute4x64_epi64(_mm256_packus_epi32(a, b), 0xD8);
+    if (!_mm256_testz_si256(both, _mm256_set1_epi32(-0x10000))) {  // 0xFFFF0000: above U+FFFF
+      // As the portable kernel does: the ASCII units before the first other one from a store of
+      // the block's bytes (exact for those), then the wider units one by one: the rest of the
+      // block when it holds another ASCII unit after them, else their whole run.
+      const __m128i bytes =
+          _mm_packus_epi16(_mm256_castsi256_si128(narrowed), _mm256_extracti128_si256(narrowed, 1));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(o), bytes);
+      const unsigned wide = ~(ascii_lanes(a) | (ascii_lanes(b) << 8)) & 0xFFFFu;
+      const auto ascii = static_cast<std::size_t>(std::countr_zero(wide));
+      const std::size_t block_end = i + 16;
+      o += ascii;
+      i += ascii;
+      if ((wide >> ascii) > 1) {
+        o = units_one_by_one<std::uint32_t>(in, i, block_end, o, result);
+        i = block_end;
+      } else {
+        do {
+          o = units_one_by_one<std::uint32_t>(in, i, i + 1, o, result);
+          ++i;
+        } while (i < count && utf8_encode::unit_at<std::uint32_t>(in, i) >= 0x80);
+      }
+      continue;
+    }
+    o = ucs2_block<std::uint32_t>(in, _mm256_castsi256_si128(narrowed),
+                                  _mm256_extracti128_si256(narrowed, 1), i, o, result);
+    i += 16;
+    if (_mm256_testz_si256(both, _mm256_set1_epi32(-0x80))) {  // 0xFFFFFF80: all ASCII
+      for (; i + 32 <= count; i += 32, o += 32) {
+        __builtin_prefetch(in + 4 * i + 1024);
+        const __m256i c0 = load_utf32(in, i);
+        const __m256i c1 = load_utf32(in, i + 8);
+        const __m256i c2 = load_utf32(in, i + 16);
+        const __m256i c3 = load_utf32(in, i + 24);
+        const __m256i all = _mm256_or_si256(_mm256_or_si256(c0, c1), _mm256_or_si256(c2, c3));
+        if (!_mm256_testz_si256(all, _mm256_set1_epi32(-0x80))) break;
+        store_ascii_utf32(c0, c1, c2, c3, o);
+      }
+    }
+  }
+  o = units_one_by_one<std::uint32_t>(in, i, count, o, result);
   result.size = static_cast<std::size_t>(o - out);
   return result;
 }

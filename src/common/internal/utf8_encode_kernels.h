@@ -34,6 +34,7 @@ Utf8Encoded encode_ucs2_portable(const unsigned char* units, std::size_t count, 
 Utf8Encoded encode_utf32_portable(const unsigned char* units, std::size_t count, char* out);
 Utf8Encoded encode_latin1_avx2(const unsigned char* units, std::size_t count, char* out);
 Utf8Encoded encode_ucs2_avx2(const unsigned char* units, std::size_t count, char* out);
+Utf8Encoded encode_utf32_avx2(const unsigned char* units, std::size_t count, char* out);
 
 namespace utf8_encode {
 
