@@ -127,8 +127,7 @@ constexpr internal::Utf8EncodeKernel kPortable{Isa::kScalar, internal::encode_la
                                                internal::encode_utf32_portable};
 #if defined(LUMINAMOON_HAVE_X86_KERNELS)
 constexpr internal::Utf8EncodeKernel kAvx2{Isa::kAvx2, internal::encode_latin1_avx2,
-                                           internal::encode_ucs2_avx2,
-                                           internal::encode_utf32_avx2};
+                                           internal::encode_ucs2_avx2, internal::encode_utf32_avx2};
 #endif
 
 constexpr internal::IsaKernels<internal::Utf8EncodeKernel> kTables {
