@@ -258,7 +258,8 @@ LUMINAMOON_AVX2 Utf8Encoded encode_ucs2_avx2(const unsigned char* in, std::size_
 // document 4 bytes a character) in blocks of 16: a block below U+10000 is narrowed to 16-bit
 // lanes and encoded as UCS-2 is (ASCII, below U+0800, the basic plane; its surrogates unit by
 // unit, reported); a block with a unit above U+FFFF (the emoji, or a value that is no code point)
-// goes unit by unit. After an all-ASCII block, runs of ASCII go 32 units a step. Room: a unit
+// keeps its ASCII prefix and goes on unit by unit as the portable kernel does. After an all-ASCII
+// block, runs of ASCII go 32 units a step. Room: a unit
 // never takes more than its 4 bytes of capacity, so 16 units from i have 64 bytes, more than
 // ucs2_block's stores need.
 LUMINAMOON_AVX2 Utf8Encoded encode_utf32_avx2(const unsigned char* in, std::size_t count,
