@@ -351,6 +351,15 @@ def utf8_decode_corpus() -> None:
         "ucs2_cjk": ("\u4e2d\u6587\u3002 " * 20).encode(),
         "utf32": (prose[:30] + "\U0001f600\U0010ffff" + prose).encode(),
         "block_end": ("a" * 15 + "\u00e9" + "b" * 14 + "\u20ac" + "c" * 40).encode(),
+        # French-like: an accent every few characters (the Latin-1 kernel's dense path), one
+        # across each block end
+        "latin1_dense": (
+            "d\u00e9j\u00e0 vu, \u00e7a c\u00f4te tr\u00e8s cher: \u00e9t\u00e9 " * 6
+        ).encode(),
+        "latin1_block_ends": (
+            "x" * 15 + "\u00c0" + "y" * 14 + "\u00ff" + "z" * 14 + "\u00e9"
+        ).encode()
+        * 3,
         "stray_continuation": prose[:20].encode() + b"\x80\xbf" + prose.encode(),
         "truncated": prose.encode() + b"\xe2\x82",
         "overlong_and_surrogate": b"ab\xc0\xaf cd \xed\xa0\x80 ef \xf4\x90\x80\x80" * 4,

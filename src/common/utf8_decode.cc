@@ -13,24 +13,16 @@
 #include <emmintrin.h>
 #endif
 
+#include "common/internal/isa_dispatch.h"
 #include "common/internal/utf8.h"
+#include "common/internal/utf8_decode_kernels.h"
 #include "luminamoon/data/common/error.h"
 
 namespace luminamoon::data {
 namespace {
 
-// One character at p[i], as a unit of the output. Never reads past n: with 4 bytes left, the
-// lead byte alone says how many follow (decode_valid: no checks, the text is valid), and a byte
-// that is not a lead still advances i; nearer the end, the checked decoder.
-template <typename Unit>
-inline Unit next_unit(const std::uint8_t* p, std::size_t n, std::size_t& i) noexcept {
-  if (i + 4 <= n) return static_cast<Unit>(utf8_internal::decode_valid(p, i));
-  const utf8_internal::Decoded d = utf8_internal::decode(p + i, n - i);
-  i += d.length;
-  return static_cast<Unit>(d.error == utf8_internal::Utf8Error::kNone
-                               ? d.code_point
-                               : utf8_internal::kReplacementCharacter);
-}
+using internal::utf8_decode::next_unit;
+using internal::utf8_decode::units_one_by_one;
 
 #if defined(__SSE2__)
 // The 16 bytes of `v` as 16 units at out.
@@ -79,16 +71,41 @@ void decode_into(const std::uint8_t* p, std::size_t n, Unit* out, std::size_t ca
     } while (i < n && p[i] >= 0x80 && k < capacity);
   }
 #endif
-  while (i < n && k < capacity) {
-    if (p[i] < 0x80) {
-      out[k++] = static_cast<Unit>(p[i++]);
-    } else {
-      out[k++] = next_unit<Unit>(p, n, i);
-    }
-  }
+  units_one_by_one(p, n, i, out, k, capacity);
 }
 
+constexpr internal::Utf8DecodeKernel kPortable{Isa::kScalar, internal::decode_latin1_portable};
+#if defined(LUMINAMOON_HAVE_X86_KERNELS)
+constexpr internal::Utf8DecodeKernel kAvx2{Isa::kAvx2, internal::decode_latin1_avx2};
+#endif
+
+constexpr internal::IsaKernels<internal::Utf8DecodeKernel> kTables {
+  .scalar = &kPortable,
+#if defined(LUMINAMOON_HAVE_X86_KERNELS)
+  .avx2 = &kAvx2, .avx512 = &kAvx2,
+#endif
+  .neon = &kPortable,
+};
+
 }  // namespace
+
+namespace internal {
+
+void decode_latin1_portable(const std::uint8_t* utf8, std::size_t n, std::uint8_t* out,
+                            std::size_t capacity) {
+  decode_into(utf8, n, out, capacity);
+}
+
+const Utf8DecodeKernel& utf8_decode_kernel_for(Isa isa) {
+  return select_kernel(kTables, isa, "UTF-8 decoder");
+}
+
+const Utf8DecodeKernel& active_utf8_decode_kernel() {
+  static const Utf8DecodeKernel& active = utf8_decode_kernel_for(active_isa());
+  return active;
+}
+
+}  // namespace internal
 
 Utf8Shape utf8_shape(std::string_view utf8) noexcept {
   const auto* p = reinterpret_cast<const std::uint8_t*>(utf8.data());
@@ -149,7 +166,8 @@ void decode_utf8(std::string_view utf8, unsigned width, void* out, std::size_t c
   const auto* p = reinterpret_cast<const std::uint8_t*>(utf8.data());
   switch (width) {
     case 1:
-      return decode_into(p, utf8.size(), static_cast<std::uint8_t*>(out), capacity);
+      return internal::active_utf8_decode_kernel().latin1(
+          p, utf8.size(), static_cast<std::uint8_t*>(out), capacity);
     case 2:
       return decode_into(p, utf8.size(), static_cast<std::uint16_t*>(out), capacity);
     case 4:

@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "common/internal/utf8.h"
+#include "common/internal/utf8_decode_kernels.h"
+#include "luminamoon/data/common/cpu_isa.h"
 #include "luminamoon/data/common/error.h"
 
 namespace luminamoon::data {
@@ -110,6 +112,62 @@ TEST(DecodeUtf8, RandomValidTextMatchesCPythonsReading) {
     ASSERT_EQ(shape.width, largest < 0x100 ? 1u : largest < 0x10000 ? 2u : 4u);
     ASSERT_EQ(shape.ascii, largest < 0x80);
     ASSERT_EQ(decoded(view, shape), expected) << round;
+  }
+}
+
+// Latin-1 text as Western European text is: ASCII words with accented letters at a density from
+// none to every character (2-byte characters at every offset of a 16-byte block, the last byte
+// included), decoded by the kernel of every ISA this CPU runs, from an odd address.
+TEST(DecodeUtf8, EveryLatin1KernelMatchesCPythonsReading) {
+  std::mt19937_64 rng(41);
+  for (int round = 0; round < 3000; ++round) {
+    const auto accents = static_cast<unsigned>(rng() % 101);  // percent of the characters
+    std::string text = " ";
+    const std::size_t characters = rng() % (round < 1500 ? 48 : 600);
+    for (std::size_t k = 0; k < characters; ++k) {
+      const auto c = rng() % 100 < accents ? static_cast<std::uint32_t>(0x80 + rng() % 0x80)
+                                           : static_cast<std::uint32_t>(rng() % 0x80);
+      std::uint8_t bytes[4];
+      text.append(reinterpret_cast<const char*>(bytes), utf8_internal::encode(c, bytes));
+    }
+    const std::string_view view = std::string_view(text).substr(1);
+    const std::vector<std::uint32_t> expected = reference(view);
+    for (const Isa isa : supported_isas()) {
+      SCOPED_TRACE(std::string(isa_name(isa)));
+      std::vector<std::uint8_t> out(expected.size() + 16, 0xA5);
+      internal::utf8_decode_kernel_for(isa).latin1(
+          reinterpret_cast<const std::uint8_t*>(view.data()), view.size(), out.data(),
+          expected.size());
+      ASSERT_EQ(std::vector<std::uint32_t>(
+                    out.begin(), out.begin() + static_cast<std::ptrdiff_t>(expected.size())),
+                expected)
+          << "round " << round;
+      for (std::size_t k = expected.size(); k < out.size(); ++k) {
+        ASSERT_EQ(out[k], 0xA5) << "written past the capacity, round " << round;
+      }
+    }
+  }
+}
+
+// Bytes that are not UTF-8 (leads, continuations and ASCII at random), any capacity: every
+// Latin-1 kernel stays inside its input and capacity (ASan sees the reads; the guard bytes the
+// writes).
+TEST(DecodeUtf8, EveryLatin1KernelStaysInBoundsOnBytesThatAreNotUtf8) {
+  std::mt19937_64 rng(43);
+  for (int round = 0; round < 3000; ++round) {
+    std::vector<std::uint8_t> bytes(rng() % 200);
+    for (std::uint8_t& b : bytes) {
+      b = static_cast<std::uint8_t>(rng() % 3 == 0 ? rng() % 0x80 : 0x80 + rng() % 0x80);
+    }
+    const std::size_t capacity = rng() % (bytes.size() + 2);
+    for (const Isa isa : supported_isas()) {
+      std::vector<std::uint8_t> out(capacity + 16, 0xA5);
+      internal::utf8_decode_kernel_for(isa).latin1(bytes.data(), bytes.size(), out.data(),
+                                                   capacity);
+      for (std::size_t k = capacity; k < out.size(); ++k) {
+        ASSERT_EQ(out[k], 0xA5) << isa_name(isa) << ": written past the capacity, round " << round;
+      }
+    }
   }
 }
 

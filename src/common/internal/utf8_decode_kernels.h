@@ -1,0 +1,65 @@
+// The kernels behind decode_utf8 (common/utf8_decode.h) for the Latin-1 width: the portable one
+// (utf8_decode.cc: SSE2 blocks of ASCII on x86-64, a plain loop elsewhere) and an AVX2-level one
+// (utf8_decode_avx2.cc) that also decodes blocks holding 2-byte characters with vector code.
+// Every kernel writes the portable one's units for valid input; on other bytes the units are
+// meaningless, but no kernel reads outside its input or writes past its capacity
+// (tests/cpp/common/utf8_decode_test.cc, fuzz/utf8_decode_fuzzer.cc).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "common/internal/utf8.h"
+#include "luminamoon/data/common/cpu_isa.h"
+
+namespace luminamoon::data::internal {
+
+// Valid UTF-8 `utf8[0, n)` whose code points are all below U+0100, as Latin-1 units at `out`
+// (`capacity` of them: its code points); decode_utf8's contract for width 1.
+using Utf8DecodeLatin1Fn = void (*)(const std::uint8_t* utf8, std::size_t n, std::uint8_t* out,
+                                    std::size_t capacity);
+
+struct Utf8DecodeKernel {
+  Isa isa;
+  Utf8DecodeLatin1Fn latin1;
+};
+
+// The kernel of one ISA (must be supported: see isa_supported), and of the live ISA.
+const Utf8DecodeKernel& utf8_decode_kernel_for(Isa isa);
+const Utf8DecodeKernel& active_utf8_decode_kernel();
+
+void decode_latin1_portable(const std::uint8_t* utf8, std::size_t n, std::uint8_t* out,
+                            std::size_t capacity);
+void decode_latin1_avx2(const std::uint8_t* utf8, std::size_t n, std::uint8_t* out,
+                        std::size_t capacity);
+
+namespace utf8_decode {
+
+// One character at p[i], as a unit of the output. Never reads past n: with 4 bytes left, the
+// lead byte alone says how many follow (decode_valid: no checks, the text is valid), and a byte
+// that is not a lead still advances i; nearer the end, the checked decoder.
+template <typename Unit>
+inline Unit next_unit(const std::uint8_t* p, std::size_t n, std::size_t& i) noexcept {
+  if (i + 4 <= n) return static_cast<Unit>(utf8_internal::decode_valid(p, i));
+  const utf8_internal::Decoded d = utf8_internal::decode(p + i, n - i);
+  i += d.length;
+  return static_cast<Unit>(d.error == utf8_internal::Utf8Error::kNone
+                               ? d.code_point
+                               : utf8_internal::kReplacementCharacter);
+}
+
+// The characters from p[i] and unit k on, one at a time (a kernel's tail).
+template <typename Unit>
+inline void units_one_by_one(const std::uint8_t* p, std::size_t n, std::size_t i, Unit* out,
+                             std::size_t k, std::size_t capacity) noexcept {
+  while (i < n && k < capacity) {
+    if (p[i] < 0x80) {
+      out[k++] = static_cast<Unit>(p[i++]);
+    } else {
+      out[k++] = next_unit<Unit>(p, n, i);
+    }
+  }
+}
+
+}  // namespace utf8_decode
+}  // namespace luminamoon::data::internal
