@@ -19,20 +19,15 @@
 #include <cstdint>
 
 #include "common/internal/isa_dispatch.h"
+#include "common/internal/shuffle_table.h"
 #include "common/internal/utf8_decode_kernels.h"
 
 namespace luminamoon::data::internal {
 namespace {
 
-// For each mask m of 8 bytes to keep (bit k: byte k), the PSHUFB indices that put them first, in
-// order (0x80, a zero byte, after them), and how many there are.
-struct KeepTable {
-  std::array<std::array<std::uint8_t, 16>, 256> shuffle;
-  std::array<std::uint8_t, 256> length;
-};
-
-constexpr KeepTable make_keep_table() {
-  KeepTable t{};
+// For each mask m of 8 bytes to keep (bit k: byte k), the PSHUFB indices that put them first.
+constexpr ShuffleTable make_keep_table() {
+  ShuffleTable t{};
   for (unsigned m = 0; m < 256; ++m) {
     unsigned n = 0;
     for (unsigned k = 0; k < 8; ++k) {
@@ -44,7 +39,7 @@ constexpr KeepTable make_keep_table() {
   return t;
 }
 
-constexpr KeepTable kKeep = make_keep_table();
+constexpr ShuffleTable kKeep = make_keep_table();
 
 // The first `length` bytes of `v` whose bit is set in `keep` (8 bits), stored at `out` (8 bytes
 // written); returns how many.

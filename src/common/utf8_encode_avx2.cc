@@ -19,6 +19,7 @@
 #include <cstdint>
 
 #include "common/internal/isa_dispatch.h"
+#include "common/internal/shuffle_table.h"
 #include "common/internal/utf8_encode_kernels.h"
 
 namespace luminamoon::data::internal {
@@ -27,15 +28,9 @@ namespace {
 using utf8_encode::units_one_by_one;
 
 // For each mask m of ASCII lanes among 8 lanes (bit k: lane k is ASCII), the PSHUFB indices that
-// keep byte 2k of every lane and byte 2k + 1 of the lanes that are not ASCII, in order (0x80, a
-// zero byte, in the unused places), and how many bytes that is.
-struct PackTable {
-  std::array<std::array<std::uint8_t, 16>, 256> shuffle;
-  std::array<std::uint8_t, 256> length;
-};
-
-constexpr PackTable make_pack_table() {
-  PackTable t{};
+// keep byte 2k of every lane and byte 2k + 1 of the lanes that are not ASCII.
+constexpr ShuffleTable make_pack_table() {
+  ShuffleTable t{};
   for (unsigned m = 0; m < 256; ++m) {
     unsigned n = 0;
     for (unsigned k = 0; k < 8; ++k) {
@@ -48,13 +43,13 @@ constexpr PackTable make_pack_table() {
   return t;
 }
 
-constexpr PackTable kPack = make_pack_table();
+constexpr ShuffleTable kPack = make_pack_table();
 
 // For 4 code points in 32-bit lanes, each written as its UTF-8 bytes from the lane's low byte
 // up: key bit k set when lane k is one byte long, bit k + 4 when it is at most two (so a lane is
 // 1, 2 or 3 bytes long); the PSHUFB indices that keep those bytes in order, and their count.
-constexpr PackTable make_bmp_table() {
-  PackTable t{};
+constexpr ShuffleTable make_bmp_table() {
+  ShuffleTable t{};
   for (unsigned key = 0; key < 256; ++key) {
     unsigned n = 0;
     for (unsigned k = 0; k < 4; ++k) {
@@ -70,7 +65,7 @@ constexpr PackTable make_bmp_table() {
   return t;
 }
 
-constexpr PackTable kBmp = make_bmp_table();
+constexpr ShuffleTable kBmp = make_bmp_table();
 
 // 8 units in 16-bit lanes, all below 0x800, as UTF-8 at `out` (16 bytes stored, the first ones
 // meant); returns how many are meant.
