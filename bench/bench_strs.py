@@ -25,9 +25,7 @@ Run: ``.venv/bin/python bench/bench_strs.py [--corpus DIR] [--rounds 41]``.
 from __future__ import annotations
 
 import argparse
-import json
 import random
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -35,19 +33,10 @@ from typing import Any
 
 import luminamoon.data as lmd
 from _common import gc_paused
+from bench_real_hashing import load
 
 ACCENTS = "éèàçùâêîôûëïüÉÀäöüßñ"
 EMOJI = ["\U0001f600", "\U0001f44d", "\U0001f680", "\U0001f525", "\u2764\ufe0f"]
-
-
-def load(corpus: Path) -> list[str]:
-    texts: list[str] = []
-    for shard in sorted(corpus.glob("real-*.jsonl")):
-        with shard.open(encoding="utf-8") as f:
-            texts.extend(json.loads(line)["text"] for line in f)
-    if not texts:
-        sys.exit(f"no real-*.jsonl under {corpus}: run bench/real_corpus.py --out {corpus} first")
-    return texts
 
 
 def form(text: str) -> str:
