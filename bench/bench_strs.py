@@ -52,6 +52,11 @@ def form(text: str) -> str:
     )
 
 
+def dense(text: str) -> bool:
+    utf8 = len(text.encode())
+    return (utf8 - len(text)) * 8 >= utf8  # continuation bytes: UTF-8 bytes less characters
+
+
 def corpora(texts: list[str]) -> dict[str, list[str]]:
     by_form: dict[str, list[str]] = {}
     for t in texts:
@@ -66,7 +71,13 @@ def corpora(texts: list[str]) -> dict[str, list[str]]:
     with_emoji = [
         "".join(t[k : k + 300] + rng.choice(EMOJI) for k in range(0, len(t), 300)) for t in english
     ]
-    out = {f"real, {name}": docs for name, docs in sorted(by_form.items())}
+    # UCS-2 documents of two kinds: dense (Cyrillic, Greek, CJK manual pages: a continuation byte
+    # in every 8 bytes or more, where the bindings gave CPython the decoding before session 29's
+    # vector kernels) and mostly ASCII (English with curly quotes or dashes).
+    ucs2 = by_form.pop("UCS-2", [])
+    by_form["UCS-2, dense"] = [t for t in ucs2 if dense(t)]
+    by_form["UCS-2, mostly ASCII"] = [t for t in ucs2 if not dense(t)]
+    out = {f"real, {name}": docs for name, docs in sorted(by_form.items()) if docs}
     out["English, an accent every ~25 characters (Latin-1)"] = [
         t for t in accented if form(t) == "Latin-1"
     ]

@@ -353,7 +353,9 @@ PyObject* new_str_from_utf8(std::string_view text, bool known_valid, const char*
   // The rest's shape; the ASCII prefix ends before a character, so the rest is valid if all is.
   const std::string_view rest = text.substr(ascii);
   const Utf8Shape shape = utf8_shape(rest);
-  if (shape.continuation_bytes * kDenseUtf8 < text.size() && (known_valid || utf8_is_valid(rest))) {
+  const bool dense = shape.continuation_bytes * kDenseUtf8 >= text.size();
+  if ((!dense || decode_utf8_dense_is_vectorized(shape.width)) &&
+      (known_valid || utf8_is_valid(rest))) {
     const std::size_t code_points = ascii + shape.code_points;
     const Py_UCS4 largest = shape.width == 1 ? 0xFF : shape.width == 2 ? 0xFFFF : 0x10FFFF;
     str = PyUnicode_New(static_cast<Py_ssize_t>(code_points), largest);

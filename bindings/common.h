@@ -161,8 +161,9 @@ class DocumentViews {
 // A new str of UTF-8 `text` (a new reference; nullptr with a Python error set). Valid text (known
 // valid, or checked here) is decoded by the engine (common/utf8_decode.h) straight into the str,
 // unless it is dense with characters that are not ASCII (a continuation byte in every
-// kDenseUtf8 bytes or more), where CPython's decoder is as fast; other text goes to CPython's
-// decoder with `errors` (nullptr: strict). The abi3 build always asks CPython.
+// kDenseUtf8 bytes or more) of a width the engine decodes one character at a time there
+// (decode_utf8_dense_is_vectorized), where CPython's decoder is as fast; other text goes to
+// CPython's decoder with `errors` (nullptr: strict). The abi3 build always asks CPython.
 inline constexpr std::size_t kDenseUtf8 = 8;
 PyObject* new_str_from_utf8(std::string_view text, bool known_valid, const char* errors = nullptr);
 

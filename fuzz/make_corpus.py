@@ -360,6 +360,12 @@ def utf8_decode_corpus() -> None:
             "x" * 15 + "\u00c0" + "y" * 14 + "\u00ff" + "z" * 14 + "\u00e9"
         ).encode()
         * 3,
+        # 2- and 3-byte characters across the ends of the UCS-2 kernels' 16- and 32-byte blocks
+        # (their lead as a block's last or second-last byte), dense enough for the vector blocks
+        "ucs2_block_ends": (
+            "x" * 14 + "\u4e2d" + "y" * 13 + "\u0416\u20ac" + "z" * 12 + "\u4e2d" + "w" * 15
+        ).encode()
+        * 4,
         "stray_continuation": prose[:20].encode() + b"\x80\xbf" + prose.encode(),
         "truncated": prose.encode() + b"\xe2\x82",
         "overlong_and_surrogate": b"ab\xc0\xaf cd \xed\xa0\x80 ef \xf4\x90\x80\x80" * 4,

@@ -4,8 +4,8 @@
 // code_points units of the shape's width, so AddressSanitizer sees any store past it) nor reads
 // past the input, whatever the bytes; and for valid UTF-8 the shape is the narrowest form of the
 // code points CPython's reading gives (utf8_internal::for_each_code_point) and decode_utf8
-// writes exactly them. The Latin-1 kernel of every ISA this CPU runs is held to the same, on
-// any bytes with the shape's code points as its capacity.
+// writes exactly them. The Latin-1 and UCS-2 kernels of every ISA this CPU runs are held to the
+// same, on any bytes with the shape's code points as their capacity.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -40,6 +40,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto latin1 = std::make_unique<std::uint8_t[]>(shape.code_points);
     internal::utf8_decode_kernel_for(isa).latin1(data, size, latin1.get(), shape.code_points);
     if (valid && shape.width == 1 && std::memcmp(latin1.get(), out.get(), shape.code_points) != 0) {
+      std::abort();
+    }
+    const auto ucs2 = std::make_unique<std::uint16_t[]>(shape.code_points);
+    internal::utf8_decode_kernel_for(isa).ucs2(data, size, ucs2.get(), shape.code_points);
+    if (valid && shape.width == 2 &&
+        std::memcmp(ucs2.get(), out.get(), shape.code_points * 2) != 0) {
       std::abort();
     }
   }

@@ -74,15 +74,21 @@ void decode_into(const std::uint8_t* p, std::size_t n, Unit* out, std::size_t ca
   units_one_by_one(p, n, i, out, k, capacity);
 }
 
-constexpr internal::Utf8DecodeKernel kPortable{Isa::kScalar, internal::decode_latin1_portable};
+constexpr internal::Utf8DecodeKernel kPortable{Isa::kScalar, internal::decode_latin1_portable,
+                                               internal::decode_ucs2_portable, false};
 #if defined(LUMINAMOON_HAVE_X86_KERNELS)
-constexpr internal::Utf8DecodeKernel kAvx2{Isa::kAvx2, internal::decode_latin1_avx2};
+constexpr internal::Utf8DecodeKernel kAvx2{Isa::kAvx2, internal::decode_latin1_avx2,
+                                           internal::decode_ucs2_avx2, true};
+constexpr internal::Utf8DecodeKernel kAvx512{Isa::kAvx512, internal::decode_latin1_avx2,
+                                             internal::decode_ucs2_avx2, true};
+constexpr internal::Utf8DecodeKernel kAvx512Vbmi2{Isa::kAvx512, internal::decode_latin1_avx2,
+                                                  internal::decode_ucs2_avx512_vbmi2, true};
 #endif
 
 constexpr internal::IsaKernels<internal::Utf8DecodeKernel> kTables {
   .scalar = &kPortable,
 #if defined(LUMINAMOON_HAVE_X86_KERNELS)
-  .avx2 = &kAvx2, .avx512 = &kAvx2,
+  .avx2 = &kAvx2, .avx512 = &kAvx512,
 #endif
   .neon = &kPortable,
 };
@@ -96,8 +102,18 @@ void decode_latin1_portable(const std::uint8_t* utf8, std::size_t n, std::uint8_
   decode_into(utf8, n, out, capacity);
 }
 
+void decode_ucs2_portable(const std::uint8_t* utf8, std::size_t n, std::uint16_t* out,
+                          std::size_t capacity) {
+  decode_into(utf8, n, out, capacity);
+}
+
 const Utf8DecodeKernel& utf8_decode_kernel_for(Isa isa) {
-  return select_kernel(kTables, isa, "UTF-8 decoder");
+  const Utf8DecodeKernel& kernel = select_kernel(kTables, isa, "UTF-8 decoder");
+#if defined(LUMINAMOON_HAVE_X86_KERNELS)
+  // The avx512 level with AVX512_VBMI2: UCS-2 blocks of 32 bytes packed by VPCOMPRESSW.
+  if (&kernel == &kAvx512 && avx512_extensions().vbmi2) return kAvx512Vbmi2;
+#endif
+  return kernel;
 }
 
 const Utf8DecodeKernel& active_utf8_decode_kernel() {
@@ -169,12 +185,17 @@ void decode_utf8(std::string_view utf8, unsigned width, void* out, std::size_t c
       return internal::active_utf8_decode_kernel().latin1(
           p, utf8.size(), static_cast<std::uint8_t*>(out), capacity);
     case 2:
-      return decode_into(p, utf8.size(), static_cast<std::uint16_t*>(out), capacity);
+      return internal::active_utf8_decode_kernel().ucs2(p, utf8.size(),
+                                                        static_cast<std::uint16_t*>(out), capacity);
     case 4:
       return decode_into(p, utf8.size(), static_cast<std::uint32_t*>(out), capacity);
     default:
       throw InvalidArgument("decode_utf8: width must be 1, 2 or 4, got " + std::to_string(width));
   }
+}
+
+bool decode_utf8_dense_is_vectorized(unsigned width) noexcept {
+  return width == 2 && internal::active_utf8_decode_kernel().ucs2_dense_is_vectorized;
 }
 
 }  // namespace luminamoon::data

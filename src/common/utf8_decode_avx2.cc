@@ -1,5 +1,5 @@
-// The AVX2-level kernel of decode_utf8 for the Latin-1 width (contract in
-// internal/utf8_decode_kernels.h; the portable kernel in utf8_decode.cc is the reference). Every
+// The AVX2-level kernels of decode_utf8 for the Latin-1 and UCS-2 widths (contract in
+// internal/utf8_decode_kernels.h; the portable kernels in utf8_decode.cc are the reference). Every
 // function carries LUMINAMOON_AVX2: this file is compiled with the default flags and reached only
 // through the dispatcher.
 //
@@ -12,6 +12,15 @@
 // (C2 xx is U+00xx for xx in 80..BF, C3 xx is U+00xx + 0x40), and one PSHUFB per 8 bytes packs
 // the bytes that are not leads; a character may straddle two blocks (its continuation byte looks
 // at the block before). Every block advances 16 bytes, so no load waits on the block before.
+//
+// UCS-2 text (Cyrillic, Greek, CJK, or English with curly quotes) holds characters of one, two
+// and three bytes. A block of 16 bytes is read three times, from its first, second and third
+// byte, each widened to 16-bit lanes: lane j then sees the character that would start at byte j
+// whole (its continuation bytes are at most two lanes on), and its unit is computed in every lane
+// for all three lengths at once, the lead byte choosing. The lanes of bytes that start a character
+// (those that are not 0x80..0xBF) are packed with one PSHUFB per 8 lanes. A character that begins
+// in a block is decoded there, from bytes of the next block, and the next block's lanes for its
+// continuation bytes write nothing: every block advances 16 bytes.
 #include <emmintrin.h>
 #include <immintrin.h>
 
@@ -41,6 +50,27 @@ constexpr ShuffleTable make_keep_table() {
 
 constexpr ShuffleTable kKeep = make_keep_table();
 
+// For each mask m of 8 16-bit lanes to keep (bit k: lane k), the PSHUFB indices that put them
+// first; length: lanes kept.
+constexpr ShuffleTable make_keep_lanes_table() {
+  ShuffleTable t{};
+  for (unsigned m = 0; m < 256; ++m) {
+    unsigned n = 0;
+    for (unsigned k = 0; k < 8; ++k) {
+      if (((m >> k) & 1) != 0) {
+        t.shuffle[m][2 * n] = static_cast<std::uint8_t>(2 * k);
+        t.shuffle[m][2 * n + 1] = static_cast<std::uint8_t>(2 * k + 1);
+        ++n;
+      }
+    }
+    t.length[m] = static_cast<std::uint8_t>(n);
+    for (unsigned b = 2 * n; b < 16; ++b) t.shuffle[m][b] = 0x80;
+  }
+  return t;
+}
+
+constexpr ShuffleTable kKeepLanes = make_keep_lanes_table();
+
 // The first `length` bytes of `v` whose bit is set in `keep` (8 bits), stored at `out` (8 bytes
 // written); returns how many.
 LUMINAMOON_AVX2 inline std::size_t store_kept(__m128i v, unsigned keep, std::uint8_t* out) {
@@ -61,6 +91,41 @@ LUMINAMOON_AVX2 inline std::size_t decode_block(__m128i v, __m128i last, std::ui
   const __m128i units = _mm_add_epi8(v, _mm_and_si128(after_c3, _mm_set1_epi8(0x40)));
   const std::size_t low = store_kept(units, keep & 0xFF, out);
   return low + store_kept(_mm_srli_si128(units, 8), keep >> 8, out + low);
+}
+
+// The 8 lanes of `v` whose bit is set in `keep` (8 bits), first, stored at `out` (8 units
+// written); returns how many.
+LUMINAMOON_AVX2 inline std::size_t store_kept_lanes(__m128i v, unsigned keep, std::uint16_t* out) {
+  const __m128i shuffle =
+      _mm_loadu_si128(reinterpret_cast<const __m128i*>(kKeepLanes.shuffle[keep].data()));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_shuffle_epi8(v, shuffle));
+  return kKeepLanes.length[keep];
+}
+
+// The characters that start in the 16 bytes at p (18 readable) as UCS-2 units at `out`. Writes 16
+// units, returns how many are meant.
+LUMINAMOON_AVX2 inline std::size_t decode_ucs2_block(const std::uint8_t* p, std::uint16_t* out) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  const __m256i b0 = _mm256_cvtepu8_epi16(v);
+  const __m256i b1 = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 1)));
+  const __m256i b2 = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 2)));
+  const __m256i low6 = _mm256_set1_epi16(0x3F);
+  const __m256i c1 = _mm256_and_si256(b1, low6);
+  // 110xxxxx 10yyyyyy -> xxxxxyyyyyy; 1110xxxx 10yyyyyy 10zzzzzz -> xxxxyyyyyyzzzzzz (the lead's
+  // top bits leave the 16-bit lane when shifted by 12)
+  const __m256i two =
+      _mm256_or_si256(_mm256_slli_epi16(_mm256_and_si256(b0, _mm256_set1_epi16(0x1F)), 6), c1);
+  const __m256i three =
+      _mm256_or_si256(_mm256_or_si256(_mm256_slli_epi16(b0, 12), _mm256_slli_epi16(c1, 6)),
+                      _mm256_and_si256(b2, low6));
+  const __m256i lead3 = _mm256_cmpgt_epi16(b0, _mm256_set1_epi16(0xDF));
+  const __m256i ascii = _mm256_cmpgt_epi16(_mm256_set1_epi16(0x80), b0);
+  const __m256i units = _mm256_blendv_epi8(_mm256_blendv_epi8(two, three, lead3), b0, ascii);
+  // Lanes of bytes that start a character: all but 0x80..0xBF (the signed bytes below -64).
+  const auto keep =
+      ~static_cast<unsigned>(_mm_movemask_epi8(_mm_cmplt_epi8(v, _mm_set1_epi8(-0x40)))) & 0xFFFFu;
+  const std::size_t low = store_kept_lanes(_mm256_castsi256_si128(units), keep & 0xFF, out);
+  return low + store_kept_lanes(_mm256_extracti128_si256(units, 1), keep >> 8, out + low);
 }
 
 }  // namespace
@@ -90,6 +155,25 @@ LUMINAMOON_AVX2 void decode_latin1_avx2(const std::uint8_t* p, std::size_t n, st
   }
   // A lead that ended the last block wrote nothing: its character is decoded from it below.
   if (i != 0 && p[i - 1] >= 0xC0) --i;
+  utf8_decode::units_one_by_one(p, n, i, out, k, capacity);
+}
+
+LUMINAMOON_AVX2 void decode_ucs2_avx2(const std::uint8_t* p, std::size_t n, std::uint16_t* out,
+                                      std::size_t capacity) {
+  // Text with a continuation byte (its bytes less its code points) in every kUcs2Avx2VectorBytes
+  // bytes or more takes the vector blocks; sparser text (English with a curly quote or a dash in
+  // a paragraph) is the portable kernel's: blocks of ASCII with a predicted branch, a rare
+  // restart.
+  if (!(capacity < n && (n - capacity) * utf8_decode::kUcs2Avx2VectorBytes > n)) {
+    decode_ucs2_portable(p, n, out, capacity);
+    return;
+  }
+  std::size_t i = 0;
+  std::size_t k = 0;
+  // (i + 18 <= n: a block reads 2 bytes past its 16; k + 16 <= capacity: it writes 16 units)
+  for (; i + 18 <= n && k + 16 <= capacity; i += 16) k += decode_ucs2_block(p + i, out + k);
+  // Continuation bytes here belong to a character the last block decoded.
+  while (i < n && (p[i] & 0xC0u) == 0x80u) ++i;
   utf8_decode::units_one_by_one(p, n, i, out, k, capacity);
 }
 

@@ -1,9 +1,10 @@
-// The kernels behind decode_utf8 (common/utf8_decode.h) for the Latin-1 width: the portable one
-// (utf8_decode.cc: SSE2 blocks of ASCII on x86-64, a plain loop elsewhere) and an AVX2-level one
-// (utf8_decode_avx2.cc) that also decodes blocks holding 2-byte characters with vector code.
-// Every kernel writes the portable one's units for valid input; on other bytes the units are
-// meaningless, but no kernel reads outside its input or writes past its capacity
-// (tests/cpp/common/utf8_decode_test.cc, fuzz/utf8_decode_fuzzer.cc).
+// The kernels behind decode_utf8 (common/utf8_decode.h) for the Latin-1 and UCS-2 widths: the
+// portable ones (utf8_decode.cc: SSE2 blocks of ASCII on x86-64, a plain loop elsewhere),
+// AVX2-level ones (utf8_decode_avx2.cc) that also decode blocks holding characters that are not
+// ASCII with vector code, and, for UCS-2, an AVX-512 one for CPUs with VBMI2
+// (utf8_decode_avx512.cc). Every kernel writes the portable one's units for valid input; on other
+// bytes the units are meaningless, but no kernel reads outside its input or writes past its
+// capacity (tests/cpp/common/utf8_decode_test.cc, fuzz/utf8_decode_fuzzer.cc).
 #pragma once
 
 #include <cstddef>
@@ -19,12 +20,22 @@ namespace luminamoon::data::internal {
 using Utf8DecodeLatin1Fn = void (*)(const std::uint8_t* utf8, std::size_t n, std::uint8_t* out,
                                     std::size_t capacity);
 
+// Valid UTF-8 `utf8[0, n)` whose code points are all below U+10000, as UCS-2 units at `out`
+// (`capacity` of them); decode_utf8's contract for width 2.
+using Utf8DecodeUcs2Fn = void (*)(const std::uint8_t* utf8, std::size_t n, std::uint16_t* out,
+                                  std::size_t capacity);
+
 struct Utf8DecodeKernel {
   Isa isa;
   Utf8DecodeLatin1Fn latin1;
+  Utf8DecodeUcs2Fn ucs2;
+  // Whether ucs2 decodes text dense with characters that are not ASCII (Cyrillic, CJK) in vector
+  // blocks, as fast as CPython's decoder or faster (the bindings ask CPython otherwise).
+  bool ucs2_dense_is_vectorized;
 };
 
-// The kernel of one ISA (must be supported: see isa_supported), and of the live ISA.
+// The kernel of one ISA (must be supported: see isa_supported; at the avx512 level the UCS-2
+// kernel is the VBMI2 one where the CPU has VBMI2), and of the live ISA.
 const Utf8DecodeKernel& utf8_decode_kernel_for(Isa isa);
 const Utf8DecodeKernel& active_utf8_decode_kernel();
 
@@ -32,8 +43,23 @@ void decode_latin1_portable(const std::uint8_t* utf8, std::size_t n, std::uint8_
                             std::size_t capacity);
 void decode_latin1_avx2(const std::uint8_t* utf8, std::size_t n, std::uint8_t* out,
                         std::size_t capacity);
+void decode_ucs2_portable(const std::uint8_t* utf8, std::size_t n, std::uint16_t* out,
+                          std::size_t capacity);
+void decode_ucs2_avx2(const std::uint8_t* utf8, std::size_t n, std::uint16_t* out,
+                      std::size_t capacity);
+void decode_ucs2_avx512_vbmi2(const std::uint8_t* utf8, std::size_t n, std::uint16_t* out,
+                              std::size_t capacity);
 
 namespace utf8_decode {
+
+// The vector UCS-2 kernels take text with a continuation byte (its bytes less its code points) in
+// every this many bytes or more, and leave sparser text to the portable kernel, whose blocks of
+// ASCII go faster than any vector block while a character that is not ASCII, and the restart
+// after it, is rare enough. Where the two cross on English with curly quotes and with Cyrillic
+// letters, at every spacing (docs/benchmarks.md, session 29): the AVX2 blocks of 16 bytes and
+// the VBMI2 blocks of 32.
+inline constexpr std::size_t kUcs2Avx2VectorBytes = 64;
+inline constexpr std::size_t kUcs2Vbmi2VectorBytes = 128;
 
 // One character at p[i], as a unit of the output. Never reads past n: with 4 bytes left, the
 // lead byte alone says how many follow (decode_valid: no checks, the text is valid), and a byte

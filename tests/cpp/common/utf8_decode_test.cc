@@ -171,6 +171,83 @@ TEST(DecodeUtf8, EveryLatin1KernelStaysInBoundsOnBytesThatAreNotUtf8) {
   }
 }
 
+// UCS-2 text as it is written: words of ASCII, Cyrillic (2-byte), CJK (3-byte) and curly
+// quotes or dashes, at a share of characters that are not ASCII from none to all, so the vector
+// kernels meet characters on and across every offset of their blocks (the 3-byte ones as the
+// block's last two bytes and its last one); decoded by the UCS-2 kernel of every ISA this CPU
+// runs, from an odd address, and held to CPython's reading and to the capacity.
+TEST(DecodeUtf8, EveryUcs2KernelMatchesCPythonsReading) {
+  std::mt19937_64 rng(47);
+  for (int round = 0; round < 3000; ++round) {
+    const auto others = static_cast<unsigned>(rng() % 101);  // percent of the characters
+    const auto cjk = static_cast<unsigned>(rng() % 101);     // of those, percent 3-byte
+    std::string text = " ";
+    const std::size_t characters = rng() % (round < 1500 ? 60 : 600);
+    for (std::size_t k = 0; k < characters; ++k) {
+      std::uint32_t c = static_cast<std::uint32_t>(rng() % 0x80);
+      if (rng() % 100 < others) {
+        c = rng() % 100 < cjk ? static_cast<std::uint32_t>(0x800 + rng() % 0xF800)
+                              : static_cast<std::uint32_t>(0x80 + rng() % 0x780);
+        if (c >= 0xD800 && c <= 0xDFFF) c = 0x2014;  // EM DASH
+        if (rng() % 16 == 0) c = rng() % 2 == 0 ? 0x100 : 0xFFFF;
+      }
+      std::uint8_t bytes[4];
+      text.append(reinterpret_cast<const char*>(bytes), utf8_internal::encode(c, bytes));
+    }
+    const std::string_view view = std::string_view(text).substr(1);
+    const std::vector<std::uint32_t> expected = reference(view);
+    for (const Isa isa : supported_isas()) {
+      SCOPED_TRACE(std::string(isa_name(isa)));
+      std::vector<std::uint16_t> out(expected.size() + 32, 0xA5A5);
+      internal::utf8_decode_kernel_for(isa).ucs2(reinterpret_cast<const std::uint8_t*>(view.data()),
+                                                 view.size(), out.data(), expected.size());
+      ASSERT_EQ(std::vector<std::uint32_t>(
+                    out.begin(), out.begin() + static_cast<std::ptrdiff_t>(expected.size())),
+                expected)
+          << "round " << round;
+      for (std::size_t k = expected.size(); k < out.size(); ++k) {
+        ASSERT_EQ(out[k], 0xA5A5) << "written past the capacity, round " << round;
+      }
+    }
+  }
+}
+
+// Bytes that are not UTF-8 (leads of every length, continuations and ASCII at random), any
+// capacity: every UCS-2 kernel stays inside its input and capacity.
+TEST(DecodeUtf8, EveryUcs2KernelStaysInBoundsOnBytesThatAreNotUtf8) {
+  std::mt19937_64 rng(53);
+  for (int round = 0; round < 3000; ++round) {
+    std::vector<std::uint8_t> bytes(rng() % 300);
+    for (std::uint8_t& b : bytes) {
+      b = static_cast<std::uint8_t>(rng() % 3 == 0 ? rng() % 0x80 : 0x80 + rng() % 0x80);
+    }
+    const std::size_t capacity = rng() % (bytes.size() + 2);
+    for (const Isa isa : supported_isas()) {
+      std::vector<std::uint16_t> out(capacity + 32, 0xA5A5);
+      internal::utf8_decode_kernel_for(isa).ucs2(bytes.data(), bytes.size(), out.data(), capacity);
+      for (std::size_t k = capacity; k < out.size(); ++k) {
+        ASSERT_EQ(out[k], 0xA5A5) << isa_name(isa) << ": written past the capacity, round "
+                                  << round;
+      }
+    }
+  }
+}
+
+// The kernels that claim vector blocks for dense UCS-2 text (where the bindings stop asking
+// CPython) are the x86 ones; the portable one does not claim them.
+TEST(DecodeUtf8, DenseUcs2IsVectorizedWhereTheKernelSaysSo) {
+  EXPECT_FALSE(internal::utf8_decode_kernel_for(Isa::kScalar).ucs2_dense_is_vectorized);
+  for (const Isa isa : supported_isas()) {
+    const internal::Utf8DecodeKernel& kernel = internal::utf8_decode_kernel_for(isa);
+    EXPECT_EQ(kernel.ucs2_dense_is_vectorized, isa == Isa::kAvx2 || isa == Isa::kAvx512)
+        << isa_name(isa);
+  }
+  EXPECT_EQ(decode_utf8_dense_is_vectorized(2),
+            internal::active_utf8_decode_kernel().ucs2_dense_is_vectorized);
+  EXPECT_FALSE(decode_utf8_dense_is_vectorized(1));
+  EXPECT_FALSE(decode_utf8_dense_is_vectorized(4));
+}
+
 TEST(DecodeUtf8, BytesThatAreNotUtf8StayInBounds) {
   std::mt19937_64 rng(31);
   for (int round = 0; round < 3000; ++round) {

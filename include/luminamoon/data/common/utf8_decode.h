@@ -36,4 +36,9 @@ std::size_t copy_ascii_prefix(std::string_view text, char* out) noexcept;
 // nothing is written past `capacity` units. Throws InvalidArgument for another width.
 void decode_utf8(std::string_view utf8, unsigned width, void* out, std::size_t capacity);
 
+// Whether decode_utf8 of this width decodes text dense with characters that are not ASCII
+// (Cyrillic, Greek, CJK) in vector blocks on this CPU: true for UCS-2 where AVX2 is there. The
+// bindings give other dense text to CPython's decoder, which is as fast as a loop over it.
+bool decode_utf8_dense_is_vectorized(unsigned width) noexcept;
+
 }  // namespace luminamoon::data
