@@ -54,12 +54,13 @@ namespace utf8_decode {
 
 // The vector UCS-2 kernels take text with a continuation byte (its bytes less its code points) in
 // every this many bytes or more, and leave sparser text to the portable kernel, whose blocks of
-// ASCII go faster than any vector block while a character that is not ASCII, and the restart
-// after it, is rare enough. Where the two cross on English with curly quotes and with Cyrillic
-// letters, at every spacing (docs/benchmarks.md, session 29): the AVX2 blocks of 16 bytes and
-// the VBMI2 blocks of 32.
-inline constexpr std::size_t kUcs2Avx2VectorBytes = 64;
-inline constexpr std::size_t kUcs2Vbmi2VectorBytes = 128;
+// ASCII go faster than any vector block while characters that are not ASCII, each a restart,
+// are rare enough. Where the two cross on the real corpus's UCS-2 documents (docs/benchmarks.md,
+// session 29; its characters that are not ASCII come in clusters, a Cyrillic name or a quoted
+// title, which suits the portable kernel; spread evenly, the vector blocks win on text half as
+// dense again): the AVX2 blocks of 16 bytes and the VBMI2 blocks of 32.
+inline constexpr std::size_t kUcs2Avx2VectorBytes = 32;
+inline constexpr std::size_t kUcs2Vbmi2VectorBytes = 64;
 
 // One character at p[i], as a unit of the output. Never reads past n: with 4 bytes left, the
 // lead byte alone says how many follow (decode_valid: no checks, the text is valid), and a byte
