@@ -115,6 +115,20 @@ TEST(DecodeUtf8, RandomValidTextMatchesCPythonsReading) {
   }
 }
 
+// The units a kernel (`decode`, of the width of Unit) writes for bytes p[0, n) into `capacity`
+// units followed by 32 guard units, read back as integers; a guard unit written fails the test.
+template <typename Unit, typename Decode>
+std::vector<std::uint32_t> kernel_units(Decode decode, const std::uint8_t* p, std::size_t n,
+                                        std::size_t capacity) {
+  constexpr auto kGuard = static_cast<Unit>(0xA5A5A5A5u);
+  std::vector<Unit> out(capacity + 32, kGuard);
+  decode(p, n, out.data(), capacity);
+  for (std::size_t k = capacity; k < out.size(); ++k) {
+    EXPECT_EQ(out[k], kGuard) << "written past the capacity";
+  }
+  return {out.begin(), out.begin() + static_cast<std::ptrdiff_t>(capacity)};
+}
+
 // Latin-1 text as Western European text is: ASCII words with accented letters at a density from
 // none to every character (2-byte characters at every offset of a 16-byte block, the last byte
 // included), decoded by the kernel of every ISA this CPU runs, from an odd address.
@@ -133,40 +147,32 @@ TEST(DecodeUtf8, EveryLatin1KernelMatchesCPythonsReading) {
     const std::string_view view = std::string_view(text).substr(1);
     const std::vector<std::uint32_t> expected = reference(view);
     for (const Isa isa : supported_isas()) {
-      SCOPED_TRACE(std::string(isa_name(isa)));
-      std::vector<std::uint8_t> out(expected.size() + 16, 0xA5);
-      internal::utf8_decode_kernel_for(isa).latin1(
-          reinterpret_cast<const std::uint8_t*>(view.data()), view.size(), out.data(),
-          expected.size());
-      ASSERT_EQ(std::vector<std::uint32_t>(
-                    out.begin(), out.begin() + static_cast<std::ptrdiff_t>(expected.size())),
-                expected)
-          << "round " << round;
-      for (std::size_t k = expected.size(); k < out.size(); ++k) {
-        ASSERT_EQ(out[k], 0xA5) << "written past the capacity, round " << round;
-      }
+      SCOPED_TRACE(std::string(isa_name(isa)) + ", round " + std::to_string(round));
+      ASSERT_EQ(kernel_units<std::uint8_t>(internal::utf8_decode_kernel_for(isa).latin1,
+                                           reinterpret_cast<const std::uint8_t*>(view.data()),
+                                           view.size(), expected.size()),
+                expected);
     }
   }
 }
 
-// Bytes that are not UTF-8 (leads, continuations and ASCII at random), any capacity: every
-// Latin-1 kernel stays inside its input and capacity (ASan sees the reads; the guard bytes the
-// writes).
-TEST(DecodeUtf8, EveryLatin1KernelStaysInBoundsOnBytesThatAreNotUtf8) {
+// Bytes that are not UTF-8 (leads of every length, continuations and ASCII at random), any
+// capacity: every Latin-1 and UCS-2 kernel stays inside its input and capacity (ASan sees the
+// reads; the guard units the writes).
+TEST(DecodeUtf8, EveryKernelStaysInBoundsOnBytesThatAreNotUtf8) {
   std::mt19937_64 rng(43);
   for (int round = 0; round < 3000; ++round) {
-    std::vector<std::uint8_t> bytes(rng() % 200);
+    std::vector<std::uint8_t> bytes(rng() % 300);
     for (std::uint8_t& b : bytes) {
       b = static_cast<std::uint8_t>(rng() % 3 == 0 ? rng() % 0x80 : 0x80 + rng() % 0x80);
     }
     const std::size_t capacity = rng() % (bytes.size() + 2);
     for (const Isa isa : supported_isas()) {
-      std::vector<std::uint8_t> out(capacity + 16, 0xA5);
-      internal::utf8_decode_kernel_for(isa).latin1(bytes.data(), bytes.size(), out.data(),
-                                                   capacity);
-      for (std::size_t k = capacity; k < out.size(); ++k) {
-        ASSERT_EQ(out[k], 0xA5) << isa_name(isa) << ": written past the capacity, round " << round;
-      }
+      SCOPED_TRACE(std::string(isa_name(isa)) + ", round " + std::to_string(round));
+      const internal::Utf8DecodeKernel& kernel = internal::utf8_decode_kernel_for(isa);
+      kernel_units<std::uint8_t>(kernel.latin1, bytes.data(), bytes.size(), capacity);
+      kernel_units<std::uint16_t>(kernel.ucs2, bytes.data(), bytes.size(), capacity);
+      ASSERT_FALSE(HasFailure());
     }
   }
 }
@@ -197,38 +203,11 @@ TEST(DecodeUtf8, EveryUcs2KernelMatchesCPythonsReading) {
     const std::string_view view = std::string_view(text).substr(1);
     const std::vector<std::uint32_t> expected = reference(view);
     for (const Isa isa : supported_isas()) {
-      SCOPED_TRACE(std::string(isa_name(isa)));
-      std::vector<std::uint16_t> out(expected.size() + 32, 0xA5A5);
-      internal::utf8_decode_kernel_for(isa).ucs2(reinterpret_cast<const std::uint8_t*>(view.data()),
-                                                 view.size(), out.data(), expected.size());
-      ASSERT_EQ(std::vector<std::uint32_t>(
-                    out.begin(), out.begin() + static_cast<std::ptrdiff_t>(expected.size())),
-                expected)
-          << "round " << round;
-      for (std::size_t k = expected.size(); k < out.size(); ++k) {
-        ASSERT_EQ(out[k], 0xA5A5) << "written past the capacity, round " << round;
-      }
-    }
-  }
-}
-
-// Bytes that are not UTF-8 (leads of every length, continuations and ASCII at random), any
-// capacity: every UCS-2 kernel stays inside its input and capacity.
-TEST(DecodeUtf8, EveryUcs2KernelStaysInBoundsOnBytesThatAreNotUtf8) {
-  std::mt19937_64 rng(53);
-  for (int round = 0; round < 3000; ++round) {
-    std::vector<std::uint8_t> bytes(rng() % 300);
-    for (std::uint8_t& b : bytes) {
-      b = static_cast<std::uint8_t>(rng() % 3 == 0 ? rng() % 0x80 : 0x80 + rng() % 0x80);
-    }
-    const std::size_t capacity = rng() % (bytes.size() + 2);
-    for (const Isa isa : supported_isas()) {
-      std::vector<std::uint16_t> out(capacity + 32, 0xA5A5);
-      internal::utf8_decode_kernel_for(isa).ucs2(bytes.data(), bytes.size(), out.data(), capacity);
-      for (std::size_t k = capacity; k < out.size(); ++k) {
-        ASSERT_EQ(out[k], 0xA5A5) << isa_name(isa) << ": written past the capacity, round "
-                                  << round;
-      }
+      SCOPED_TRACE(std::string(isa_name(isa)) + ", round " + std::to_string(round));
+      ASSERT_EQ(kernel_units<std::uint16_t>(internal::utf8_decode_kernel_for(isa).ucs2,
+                                            reinterpret_cast<const std::uint8_t*>(view.data()),
+                                            view.size(), expected.size()),
+                expected);
     }
   }
 }
