@@ -142,7 +142,7 @@ LUMINAMOON_AVX2 void decode_latin1_avx2(const std::uint8_t* p, std::size_t n, st
   // (French-like text, an accent every ~25 bytes: 5.4-5.6 against 2.4 GB/s). Sparser text
   // (most Latin-1 documents of the real corpus: an accent in a name) is the portable kernel's
   // case: blocks of ASCII with a predicted branch, a rare restart.
-  if (!(capacity < n && (n - capacity) * 128 > n)) {
+  if (!utf8_decode::continuation_in_every(n, capacity, 128)) {
     decode_latin1_portable(p, n, out, capacity);
     return;
   }
@@ -164,7 +164,7 @@ LUMINAMOON_AVX2 void decode_ucs2_avx2(const std::uint8_t* p, std::size_t n, std:
   // bytes or more takes the vector blocks; sparser text (English with a curly quote or a dash in
   // a paragraph) is the portable kernel's: blocks of ASCII with a predicted branch, a rare
   // restart.
-  if (!(capacity < n && (n - capacity) * utf8_decode::kUcs2Avx2VectorBytes > n)) {
+  if (!utf8_decode::continuation_in_every(n, capacity, utf8_decode::kUcs2Avx2VectorBytes)) {
     decode_ucs2_portable(p, n, out, capacity);
     return;
   }
@@ -172,9 +172,7 @@ LUMINAMOON_AVX2 void decode_ucs2_avx2(const std::uint8_t* p, std::size_t n, std:
   std::size_t k = 0;
   // (i + 18 <= n: a block reads 2 bytes past its 16; k + 16 <= capacity: it writes 16 units)
   for (; i + 18 <= n && k + 16 <= capacity; i += 16) k += decode_ucs2_block(p + i, out + k);
-  // Continuation bytes here belong to a character the last block decoded.
-  while (i < n && (p[i] & 0xC0u) == 0x80u) ++i;
-  utf8_decode::units_one_by_one(p, n, i, out, k, capacity);
+  utf8_decode::after_blocks(p, n, i, out, k, capacity);
 }
 
 }  // namespace luminamoon::data::internal

@@ -51,7 +51,7 @@ LUMINAMOON_AVX512_VBMI2 inline std::size_t decode_ucs2_block(const std::uint8_t*
 LUMINAMOON_AVX512_VBMI2 void decode_ucs2_avx512_vbmi2(const std::uint8_t* p, std::size_t n,
                                                       std::uint16_t* out, std::size_t capacity) {
   // Which text takes the vector blocks: as decode_ucs2_avx2, these blocks winning on sparser text.
-  if (!(capacity < n && (n - capacity) * utf8_decode::kUcs2Vbmi2VectorBytes > n)) {
+  if (!utf8_decode::continuation_in_every(n, capacity, utf8_decode::kUcs2Vbmi2VectorBytes)) {
     decode_ucs2_portable(p, n, out, capacity);
     return;
   }
@@ -59,9 +59,7 @@ LUMINAMOON_AVX512_VBMI2 void decode_ucs2_avx512_vbmi2(const std::uint8_t* p, std
   std::size_t k = 0;
   // (i + 34 <= n: a block reads 2 bytes past its 32; k + 32 <= capacity: it writes 32 units)
   for (; i + 34 <= n && k + 32 <= capacity; i += 32) k += decode_ucs2_block(p + i, out + k);
-  // Continuation bytes here belong to a character the last block decoded.
-  while (i < n && (p[i] & 0xC0u) == 0x80u) ++i;
-  utf8_decode::units_one_by_one(p, n, i, out, k, capacity);
+  utf8_decode::after_blocks(p, n, i, out, k, capacity);
 }
 
 }  // namespace luminamoon::data::internal

@@ -62,6 +62,13 @@ namespace utf8_decode {
 inline constexpr std::size_t kUcs2Avx2VectorBytes = 32;
 inline constexpr std::size_t kUcs2Vbmi2VectorBytes = 64;
 
+// Whether valid UTF-8 of n bytes and `code_points` characters has a continuation byte in every
+// `bytes` bytes or more.
+inline bool continuation_in_every(std::size_t n, std::size_t code_points,
+                                  std::size_t bytes) noexcept {
+  return code_points < n && (n - code_points) * bytes > n;
+}
+
 // One character at p[i], as a unit of the output. Never reads past n: with 4 bytes left, the
 // lead byte alone says how many follow (decode_valid: no checks, the text is valid), and a byte
 // that is not a lead still advances i; nearer the end, the checked decoder.
@@ -86,6 +93,15 @@ inline void units_one_by_one(const std::uint8_t* p, std::size_t n, std::size_t i
       out[k++] = next_unit<Unit>(p, n, i);
     }
   }
+}
+
+// A vector kernel's end: continuation bytes at p[i] belong to the character its last block
+// decoded (from bytes past the block); the characters after them one at a time.
+template <typename Unit>
+inline void after_blocks(const std::uint8_t* p, std::size_t n, std::size_t i, Unit* out,
+                         std::size_t k, std::size_t capacity) noexcept {
+  while (i < n && (p[i] & 0xC0u) == 0x80u) ++i;
+  units_one_by_one(p, n, i, out, k, capacity);
 }
 
 }  // namespace utf8_decode
