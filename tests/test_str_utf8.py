@@ -237,6 +237,34 @@ def test_strs_made_from_utf8_are_canonical(batch: list[str]) -> None:
         same_str(tensor[i], expected)
 
 
+# UCS-2 text dense with characters that are not ASCII (Cyrillic, CJK, punctuation, the edges of
+# the 2- and 3-byte forms) among runs of ASCII, at every share: the engine's vector UCS-2 kernels
+# (x86-64 with AVX2) decode it, from any offset of their 16- and 32-byte blocks.
+ucs2_dense = st.builds(
+    "".join,
+    st.lists(
+        st.text(alphabet="abc xyz.", max_size=40)
+        | st.text(
+            alphabet=st.sampled_from(
+                "\u0416\u044b\u0430\u4e2d\u6587\u3002\u2014\u201c\u201d\u0100\u07ff\u0800\uffff"
+            )
+            | st.characters(min_codepoint=0x80, max_codepoint=0xFFFF, blacklist_categories=("Cs",)),
+            min_size=1,
+            max_size=80,
+        ),
+        max_size=30,
+    ),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(batch=st.lists(ucs2_dense, max_size=10))
+def test_dense_ucs2_strs_made_from_utf8(batch: list[str]) -> None:
+    tensor = lmd.StringTensor.from_pylist([t.encode() for t in batch])
+    for made, expected in zip(tensor.to_pylist(), batch, strict=True):
+        same_str(made, expected)
+
+
 def test_strs_of_every_width_from_each_stage(tmp_path) -> None:  # type: ignore[no-untyped-def]
     prose = "The quick brown fox jumps over the lazy dog. " * 40
     docs = [
@@ -245,7 +273,8 @@ def test_strs_of_every_width_from_each_stage(tmp_path) -> None:  # type: ignore[
         "\xe9" + prose,  # Latin-1 from the first character
         prose[:200] + "\u0100" + prose,  # UCS-2 by one character
         prose + "\u20ac\u2014 \u4e2d\u6587" * 3,  # UCS-2
-        "\u041c\u043e\u0441\u043a\u0432\u0430 " * 400,  # dense Cyrillic (CPython's decoder)
+        "\u041c\u043e\u0441\u043a\u0432\u0430 " * 400,  # dense Cyrillic (vector blocks)
+        "\u4e2d\u6587\u3002" * 300 + "end",  # dense CJK (vector blocks)
         prose + "\U0001f600" + "\xe9" * 3,  # UCS-4
         "",
     ]
