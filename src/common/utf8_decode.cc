@@ -75,14 +75,14 @@ void decode_into(const std::uint8_t* p, std::size_t n, Unit* out, std::size_t ca
 }
 
 constexpr internal::Utf8DecodeKernel kPortable{Isa::kScalar, internal::decode_latin1_portable,
-                                               internal::decode_ucs2_portable, false};
+                                               internal::decode_ucs2_portable};
 #if defined(LUMINAMOON_HAVE_X86_KERNELS)
 constexpr internal::Utf8DecodeKernel kAvx2{Isa::kAvx2, internal::decode_latin1_avx2,
-                                           internal::decode_ucs2_avx2, true};
+                                           internal::decode_ucs2_avx2};
 constexpr internal::Utf8DecodeKernel kAvx512{Isa::kAvx512, internal::decode_latin1_avx2,
-                                             internal::decode_ucs2_avx2, true};
+                                             internal::decode_ucs2_avx2};
 constexpr internal::Utf8DecodeKernel kAvx512Vbmi2{Isa::kAvx512, internal::decode_latin1_avx2,
-                                                  internal::decode_ucs2_avx512_vbmi2, true};
+                                                  internal::decode_ucs2_avx512_vbmi2};
 #endif
 
 constexpr internal::IsaKernels<internal::Utf8DecodeKernel> kTables {
@@ -195,7 +195,8 @@ void decode_utf8(std::string_view utf8, unsigned width, void* out, std::size_t c
 }
 
 bool decode_utf8_dense_is_vectorized(unsigned width) noexcept {
-  return width == 2 && internal::active_utf8_decode_kernel().ucs2_dense_is_vectorized;
+  // (the vector kernels leave sparse text to the portable one themselves)
+  return width == 2 && internal::active_utf8_decode_kernel().ucs2 != internal::decode_ucs2_portable;
 }
 
 }  // namespace luminamoon::data

@@ -34,42 +34,25 @@
 namespace luminamoon::data::internal {
 namespace {
 
-// For each mask m of 8 bytes to keep (bit k: byte k), the PSHUFB indices that put them first.
-constexpr ShuffleTable make_keep_table() {
+// For each mask m of 8 units of `unit` bytes to keep (bit k: unit k), the PSHUFB indices that
+// put their bytes first; length: units kept.
+constexpr ShuffleTable make_keep_table(unsigned unit) {
   ShuffleTable t{};
   for (unsigned m = 0; m < 256; ++m) {
-    unsigned n = 0;
+    unsigned n = 0;  // bytes placed
     for (unsigned k = 0; k < 8; ++k) {
-      if (((m >> k) & 1) != 0) t.shuffle[m][n++] = static_cast<std::uint8_t>(k);
+      if (((m >> k) & 1) == 0) continue;
+      for (unsigned b = 0; b < unit; ++b)
+        t.shuffle[m][n++] = static_cast<std::uint8_t>(unit * k + b);
     }
-    t.length[m] = static_cast<std::uint8_t>(n);
+    t.length[m] = static_cast<std::uint8_t>(n / unit);
     for (; n < 16; ++n) t.shuffle[m][n] = 0x80;
   }
   return t;
 }
 
-constexpr ShuffleTable kKeep = make_keep_table();
-
-// For each mask m of 8 16-bit lanes to keep (bit k: lane k), the PSHUFB indices that put them
-// first; length: lanes kept.
-constexpr ShuffleTable make_keep_lanes_table() {
-  ShuffleTable t{};
-  for (unsigned m = 0; m < 256; ++m) {
-    unsigned n = 0;
-    for (unsigned k = 0; k < 8; ++k) {
-      if (((m >> k) & 1) != 0) {
-        t.shuffle[m][2 * n] = static_cast<std::uint8_t>(2 * k);
-        t.shuffle[m][2 * n + 1] = static_cast<std::uint8_t>(2 * k + 1);
-        ++n;
-      }
-    }
-    t.length[m] = static_cast<std::uint8_t>(n);
-    for (unsigned b = 2 * n; b < 16; ++b) t.shuffle[m][b] = 0x80;
-  }
-  return t;
-}
-
-constexpr ShuffleTable kKeepLanes = make_keep_lanes_table();
+constexpr ShuffleTable kKeep = make_keep_table(1);       // bytes (Latin-1)
+constexpr ShuffleTable kKeepLanes = make_keep_table(2);  // 16-bit lanes (UCS-2)
 
 // The first `length` bytes of `v` whose bit is set in `keep` (8 bits), stored at `out` (8 bytes
 // written); returns how many.

@@ -28,10 +28,8 @@ using Utf8DecodeUcs2Fn = void (*)(const std::uint8_t* utf8, std::size_t n, std::
 struct Utf8DecodeKernel {
   Isa isa;
   Utf8DecodeLatin1Fn latin1;
-  Utf8DecodeUcs2Fn ucs2;
-  // Whether ucs2 decodes text dense with characters that are not ASCII (Cyrillic, CJK) in vector
-  // blocks, as fast as CPython's decoder or faster (the bindings ask CPython otherwise).
-  bool ucs2_dense_is_vectorized;
+  Utf8DecodeUcs2Fn
+      ucs2;  // decode_ucs2_portable, or a vector kernel (decode_utf8_dense_is_vectorized)
 };
 
 // The kernel of one ISA (must be supported: see isa_supported; at the avx512 level the UCS-2
