@@ -573,5 +573,31 @@ TEST(GopherRepetition, NgramBoundsOnProseWithRepeatedPhrases) {
   EXPECT_GT(above, 50u);
 }
 
+TEST(GopherRepetition, TopNgramPassesSkippedWhenAFrequentWordNeverRepeatsAPhrase) {
+  // "the" before every other word, each other word once: no 2-4-gram repeats, though "the" is a
+  // third of the words. The bound from each position's rarest word (1 here) skips the three
+  // passes; a bound from the most frequent word alone could not (7 * 3 * 300 chars of 9,000).
+  std::string text;
+  for (int k = 0; k < 300; ++k) {
+    if (!text.empty()) text += ' ';
+    text += "the w" + std::to_string(k);  // (lengths differ: a bound above the exact ratio)
+  }
+  Document doc;
+  expect_reference(doc, text);
+  doc.reset(text);
+  Metrics out{};
+  gopher_repetition_metrics(doc, out);
+  NgramPassesAt at{};
+  at.fill(0.05);
+  doc.reset(text);
+  Metrics bounded{};
+  gopher_repetition_metrics(doc, bounded, nullptr, &at);
+  for (std::size_t n = 2; n <= 4; ++n) {
+    const auto metric = static_cast<Metric>(kGopherTop2gramCharRatio + (n - 2));
+    EXPECT_GT(bounded[metric], out[metric]) << n << "-gram pass not skipped";
+    EXPECT_LE(bounded[metric], 0.05) << n;
+  }
+}
+
 }  // namespace
 }  // namespace luminamoon::data::quality_internal
