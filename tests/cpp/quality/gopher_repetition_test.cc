@@ -518,6 +518,20 @@ TEST(GopherRepetition, FivegramsSharingTheirFirstBytesInBucketsOfEverySize) {
   }
 }
 
+// The metrics of `text`: exact (no thresholds), and in a filter's pass/fail mode with every
+// n-gram threshold at `threshold`.
+std::pair<Metrics, Metrics> exact_and_bounded(Document& doc, const std::string& text,
+                                              double threshold) {
+  std::pair<Metrics, Metrics> out{};
+  doc.reset(text);
+  gopher_repetition_metrics(doc, out.first);
+  NgramPassesAt at{};
+  at.fill(threshold);
+  doc.reset(text);
+  gopher_repetition_metrics(doc, out.second, nullptr, &at);
+  return out;
+}
+
 TEST(GopherRepetition, NgramBoundsOnProseWithRepeatedPhrases) {
   // Prose-like text (words of a small vocabulary, punctuation, phrases of 3 to 14 words copied
   // from earlier in the document, some with a word re-split) in a filter's pass/fail mode:
@@ -556,14 +570,7 @@ TEST(GopherRepetition, NgramBoundsOnProseWithRepeatedPhrases) {
     }
     const std::string text = join(words);
     expect_reference(doc, text);
-    doc.reset(text);
-    Metrics out{};
-    gopher_repetition_metrics(doc, out);
-    NgramPassesAt at{};
-    at.fill(0.3);
-    doc.reset(text);
-    Metrics bounded{};
-    gopher_repetition_metrics(doc, bounded, nullptr, &at);
+    const auto [out, bounded] = exact_and_bounded(doc, text, 0.3);
     for (std::size_t n = 2; n <= 10; ++n) {
       const auto metric = static_cast<Metric>(kGopherTop2gramCharRatio + (n - 2));
       (n <= 4 ? above_top : above) += bounded[metric] > out[metric] ? 1u : 0u;
@@ -574,9 +581,10 @@ TEST(GopherRepetition, NgramBoundsOnProseWithRepeatedPhrases) {
 }
 
 TEST(GopherRepetition, TopNgramPassesSkippedWhenAFrequentWordNeverRepeatsAPhrase) {
-  // "the" before every other word, each other word once: no 2-4-gram repeats, though "the" is a
-  // third of the words. The bound from each position's rarest word (1 here) skips the three
-  // passes; a bound from the most frequent word alone could not (7 * 3 * 300 chars of 9,000).
+  // "the" before every other word, each other word once: no 2-4-gram repeats, though "the" is
+  // half of the words. The bound from each position's rarest word (1 here) skips the three
+  // passes; one from the most frequent word alone could not (for 2-grams 2 * 3 * 300 + 300 =
+  // 2,100 of the text's ~2,600 code points).
   std::string text;
   for (int k = 0; k < 300; ++k) {
     if (!text.empty()) text += ' ';
@@ -584,14 +592,7 @@ TEST(GopherRepetition, TopNgramPassesSkippedWhenAFrequentWordNeverRepeatsAPhrase
   }
   Document doc;
   expect_reference(doc, text);
-  doc.reset(text);
-  Metrics out{};
-  gopher_repetition_metrics(doc, out);
-  NgramPassesAt at{};
-  at.fill(0.05);
-  doc.reset(text);
-  Metrics bounded{};
-  gopher_repetition_metrics(doc, bounded, nullptr, &at);
+  const auto [out, bounded] = exact_and_bounded(doc, text, 0.05);
   for (std::size_t n = 2; n <= 4; ++n) {
     const auto metric = static_cast<Metric>(kGopherTop2gramCharRatio + (n - 2));
     EXPECT_GT(bounded[metric], out[metric]) << n << "-gram pass not skipped";
