@@ -118,14 +118,39 @@ def schedstat() -> dict[str, tuple[int, int]]:
     return out
 
 
+def last_cpu(tid: str) -> int:
+    """The CPU a thread of this process last ran on (field 39 of /proc/self/task/<tid>/stat), or
+    -1 when the thread has ended."""
+    try:
+        with open(f"/proc/self/task/{tid}/stat") as fh:
+            return int(fh.read().rsplit(")", 1)[1].split()[36])
+    except OSError:
+        return -1
+
+
+def steal_ns() -> int:
+    """The machine's steal time, all CPUs (/proc/stat, in USER_HZ ticks, as nanoseconds): time a
+    vCPU wanted to run while the host ran something else, where the hypervisor reports it."""
+    with open("/proc/stat") as fh:
+        fields = fh.readline().split()
+    return int(fields[8]) * 1_000_000_000 // os.sysconf("SC_CLK_TCK")
+
+
 def thread_accounting(job: Callable[[int], Callable[[], Any]], rounds: int) -> dict[str, Any]:
     """threads=1 against threads=2 by where each thread's time went, which a shared machine does
     not blur the way it blurs wall time: each thread's time on a CPU (the work), and the time
     the call's threads spent runnable but waiting for a CPU (the machine's load). With
     threads=2 the busiest thread's CPU time bounds the wall time on two idle cores from below;
-    threads=1's CPU time over it is the speed-up the split allows."""
+    threads=1's CPU time over it is the speed-up the split allows. Per threads=2 call also: how
+    much of its wall time both threads were on a CPU (their CPU time over twice the wall time),
+    whether they ended on two different vCPUs, and the machine's steal time over all rounds:
+    together they tell a split that leaves a thread idle, two threads sharing one vCPU, a vCPU
+    taken away by the host, and two vCPUs that each run slower while both are busy apart."""
     samples: dict[int, list[tuple[float, float, float, float]]] = {1: [], 2: []}
+    overlap: list[float] = []  # threads=2: CPU time of the busy threads over 2 x wall
+    two_vcpus = 0  # threads=2 calls whose busy threads ended on different vCPUs
     main = str(threading.get_native_id())
+    steal_before = steal_ns()
     for _ in range(rounds):
         for threads in (1, 2):
             run = job(threads)
@@ -153,6 +178,11 @@ def thread_accounting(job: Callable[[int], Callable[[], Any]], rounds: int) -> d
                     max(blocked, 0.0),
                 )
             )
+            if threads == 2:
+                overlap.append(sum(on_cpu[k] for k in busy) / (2 * wall))
+                cpus = {last_cpu(k) for k in busy}
+                two_vcpus += 1 if len(busy) >= 2 and len(cpus) >= 2 else 0
+    steal = (steal_ns() - steal_before) / 1e9
     med = {t: [statistics.median(s[i] for s in samples[t]) for i in range(4)] for t in samples}
     line = {
         "operation": "MinHash filter_batch short docs, threads=2: thread accounting",
@@ -166,6 +196,10 @@ def thread_accounting(job: Callable[[int], Callable[[], Any]], rounds: int) -> d
         # The same work's CPU time on two threads over one: about 1 when the host runs both vCPUs
         # at full speed; 1.14-1.32 in the runs of session 29 where threads=2 fell under 1.7x.
         "threads2_cpu_over_threads1": med[2][0] / med[1][0],
+        "threads2_both_busy": statistics.median(overlap),
+        "threads2_rounds_on_two_vcpus": two_vcpus,
+        "rounds": rounds,
+        "steal_s": steal,
         "load_average": os.getloadavg()[0],
     }
     print(
@@ -176,7 +210,9 @@ def thread_accounting(job: Callable[[int], Callable[[], Any]], rounds: int) -> d
         f"{line['split_bound']:.2f}x on two idle cores (load average "
         f"{line['load_average']:.1f}); the same work cost "
         f"{line['threads2_cpu_over_threads1']:.2f}x the CPU on two threads (about 1.00 when the "
-        "host runs both vCPUs at full speed)",
+        "host runs both vCPUs at full speed); with threads=2 both threads were on a CPU "
+        f"{line['threads2_both_busy']:.0%} of the wall time (median), on two different vCPUs in "
+        f"{two_vcpus} of {rounds} calls; steal time {steal * 1e3:.0f} ms",
         flush=True,
     )
     return line
