@@ -11,6 +11,10 @@ The rows of issue 15 that this measures (docs/benchmarks.md, "Hashing on real te
   time and by per-thread accounting (each thread's time on a CPU, from its CPU-time clock, and
   its time waiting for one, from ``/proc/self/task/*/schedstat``), which shows how the work
   splits even when the machine's other load makes the wall time meaningless;
+* MinHash ``filter_batch`` of the long documents that are not ASCII, fresh str objects each
+  round (their characters are encoded on the workers that hash them): ours threads=1 against
+  rensa from text, threads=2 against threads=1 (wall), and the peak memory one call of 40 times
+  those documents adds (a child process's peak RSS);
 * exact dedup of the long documents given as ``list[str]``: ours
   ``StreamDeduplicator(threads=1).filter_batch`` against xxhash's ``xxh3_64_intdigest`` of
   ``s.encode()`` and a Python ``set`` (first occurrence wins); three rows: the same str objects
@@ -44,6 +48,7 @@ import json
 import os
 import re
 import statistics
+import subprocess
 import sys
 import threading
 import time
@@ -234,6 +239,91 @@ def row(what: str, ours: float, peer: float, n: int, peer_name: str) -> dict[str
     return line
 
 
+def nonascii_rows(rows: list[dict[str, Any]], docs: list[str], rounds: int, rensa: Any) -> None:
+    """MinHash ``filter_batch`` of the long documents that are not ASCII, as fresh str objects
+    each round (what a pipeline sees; each round copies them untimed, one copy for each job):
+    ours threads=1 against rensa from text (CPU time), threads=2 against threads=1 (wall), and
+    the memory one call takes beyond its input, read in a child process (its peak RSS)."""
+    times: dict[str, list[float]] = {"ours": [], "peer": [], "t1 wall": [], "t2 wall": []}
+    jobs: list[tuple[str, Callable[[list[str]], Any], Callable[[], float]]] = [
+        ("ours", lambda d: lmd.MinHashDeduplicator(threads=1).filter_batch(d), time.process_time),
+        (
+            "peer",
+            lambda d: rensa.RMinHash.digest_matrix_from_token_sets(
+                [shingles(t) for t in d], NUM_PERM, 42
+            ),
+            time.process_time,
+        ),
+        (
+            "t1 wall",
+            lambda d: lmd.MinHashDeduplicator(threads=1).filter_batch(d),
+            time.perf_counter,
+        ),
+        (
+            "t2 wall",
+            lambda d: lmd.MinHashDeduplicator(threads=2).filter_batch(d),
+            time.perf_counter,
+        ),
+    ]
+    for _ in range(rounds):
+        for name, job, now in jobs:
+            fresh = [t[:-1] + t[-1] for t in docs]
+            gc.disable()
+            start = now()
+            job(fresh)
+            times[name].append(now() - start)
+            gc.enable()
+    mean = sum(len(t.encode()) for t in docs) / len(docs)
+    for what, ours_key, peer_key, peer_name in (
+        ("fresh objects", "ours", "peer", "rensa from text"),
+        ("fresh objects, threads=2 (wall clock)", "t2 wall", "t1 wall", "ours threads=1"),
+    ):
+        rows.append(
+            row(
+                f"MinHash filter_batch, non-ASCII long docs (~{mean / 1000:.1f} KB), {what}",
+                statistics.median(times[ours_key]),
+                statistics.median(times[peer_key]),
+                len(docs),
+                peer_name,
+            )
+        )
+    # Memory: one call over the documents 40 times over (each copy a new str), in a child process
+    # whose peak RSS before the call is its input's.
+    child = (
+        "import json, resource, sys\n"
+        "import luminamoon.data as lmd\n"
+        "texts = json.load(sys.stdin)\n"
+        "docs = [t + ' ' + str(i) for i in range(40) for t in texts]\n"
+        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "lmd.MinHashDeduplicator(threads=2).filter_batch(docs)\n"
+        "after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "print(len(docs), sum(len(t.encode()) for t in docs), (after - before) * 1024)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", child],
+        input=json.dumps(docs),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if out.returncode != 0:
+        raise RuntimeError(f"the memory probe failed: {out.stderr.strip()}")
+    n, utf8_bytes, grown = (int(x) for x in out.stdout.split())
+    print(
+        f"memory: one filter_batch of {n:,} non-ASCII docs ({utf8_bytes / 1e6:.0f} MB as UTF-8) "
+        f"raised the peak RSS by {grown / 1e6:.1f} MB",
+        flush=True,
+    )
+    rows.append(
+        {
+            "operation": "MinHash filter_batch, non-ASCII long docs: peak RSS of one call",
+            "docs": n,
+            "utf8_bytes": utf8_bytes,
+            "peak_rss_growth_bytes": grown,
+        }
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--corpus", default=str(Path(__file__).parent / "out" / "real"))
@@ -241,7 +331,9 @@ def main() -> None:
     parser.add_argument("--long-docs", type=int, default=2000)
     parser.add_argument("--short-docs", type=int, default=20000)
     parser.add_argument("--json", help="also write the rows to this file")
-    parser.add_argument("--only", choices=["long", "short", "threads", "dedup"], action="append")
+    parser.add_argument(
+        "--only", choices=["long", "short", "threads", "nonascii", "dedup"], action="append"
+    )
     args = parser.parse_args()
     assert lmd.BACKEND == "native", "run the benchmark on the native backend"
     import rensa
@@ -258,7 +350,7 @@ def main() -> None:
         flush=True,
     )
     print("| operation | ours docs/s | peer docs/s | ours / peer |\n|---|---:|---:|---:|")
-    only = set(args.only or ["long", "short", "threads", "dedup"])
+    only = set(args.only or ["long", "short", "threads", "nonascii", "dedup"])
     rows = []
 
     def ours_sig(docs: list[str]) -> Callable[[], Any]:
@@ -304,6 +396,9 @@ def main() -> None:
             )
         )
         rows.append(thread_accounting(ours_filter, args.rounds))
+
+    if "nonascii" in only:
+        nonascii_rows(rows, [t for t in long_docs if not t.isascii()], args.rounds, rensa)
 
     if "dedup" in only:
         # Every long document twice (the second an equal string in its own object), shuffled.

@@ -317,6 +317,12 @@ void DocumentViews::encode_deferred() {
 }
 #endif
 
+std::vector<PendingUtf8> DocumentViews::pending() const {
+  std::vector<PendingUtf8> out(deferred_units_.size());
+  for (std::size_t k = 0; k < out.size(); ++k) out[k] = {deferred_views_[k], deferred_units_[k]};
+  return out;
+}
+
 void DocumentViews::check_deferred(std::size_t first_invalid) const {
   if (first_invalid == Utf8Encoded::npos || lone_surrogates_ == LoneSurrogates::kSurrogatepass) {
     return;

@@ -77,14 +77,15 @@ class DocumentViews {
 
   const std::vector<std::string_view>& views() const noexcept { return views_; }
 
-  // For stages that need only each document's XXH3-64 (exact dedup): from this call on, a str
-  // of a batch (add_batch) that must be encoded is not encoded here: it gets an empty view, and
-  // deferred_units() lists its characters (deferred_views() its view index) for
-  // hash_code_units to encode and hash on the worker pool, with the GIL released, each worker
-  // in a buffer of its own. So the batch's UTF-8 is never written out and read back (at 14K
-  // long real documents it was 54 MB, which left the caches between the two), and the encoding
-  // is spread over the threads. The strs stay alive: add_batch keeps their tuple. (No effect in
-  // the abi3 build, which has no encoder of its own.)
+  // For stages that read each document once and encode what they read themselves (exact
+  // dedup's hashes: hash_code_units; MinHash's signatures: PendingUtf8): from this call on, a
+  // str of a batch (add_batch) that must be encoded is not encoded here: it gets an empty view,
+  // and deferred_units() lists its characters (deferred_views() its view index; pending() both)
+  // for the stage to encode on the worker pool, with the GIL released, each worker in a buffer
+  // of its own. So the batch's UTF-8 is never written out and read back (at 14K long real
+  // documents it was 54 MB, which left the caches between the two), and the encoding is spread
+  // over the threads with the stage's own work. The strs stay alive: add_batch keeps their
+  // tuple. (No effect in the abi3 build, which has no encoder of its own.)
   void defer_encoding() noexcept { deferral_ = Deferral::kHashes; }
   // For the other stages with `threads` other than 1 (resolved as the stages resolve it): a str
   // of a batch that must be encoded is encoded at the end of add_batch on the worker pool, with
@@ -93,6 +94,8 @@ class DocumentViews {
   void encode_on_pool(unsigned threads) noexcept;
   const std::vector<CodeUnits>& deferred_units() const noexcept { return deferred_units_; }
   const std::vector<std::size_t>& deferred_views() const noexcept { return deferred_views_; }
+  // The deferred strs as the stages take them: each one's view index and characters.
+  std::vector<PendingUtf8> pending() const;
   // With hash_code_units' answer for deferred_units(): the ValueError (location and all) that
   // add_batch raises for a str with a lone surrogate, unless such strs are accepted
   // (LoneSurrogates::kSurrogatepass). Call with the GIL held.

@@ -159,13 +159,17 @@ void bind_minhash(nb::module_& m) {
           "filter_batch",
           [](MinHashDeduplicator& d, nb::handle texts) {
             DocumentViews views;
-            views.encode_on_pool(d.options().threads);
+            views.defer_encoding();  // a str that is not ASCII: encoded where it is hashed
             views.add_batch(texts);
+            const std::vector<PendingUtf8> pending = views.pending();
             std::vector<std::uint8_t> keep(views.views().size());
+            std::size_t first_invalid = 0;
             {
               nb::gil_scoped_release release;
-              d.filter_batch(views.views(), keep);
+              // A str that UTF-8 cannot hold: the error below, and nothing staged.
+              first_invalid = d.filter_batch(views.views(), pending, keep);
             }
+            views.check_deferred(first_invalid);
             return bool_list(keep);
           },
           "texts"_a,
@@ -192,18 +196,22 @@ void bind_minhash(nb::module_& m) {
           "signatures",
           [](const MinHashDeduplicator& d, nb::handle texts) {
             DocumentViews views;
-            views.encode_on_pool(d.options().threads);
+            views.defer_encoding();  // a str that is not ASCII: encoded where it is hashed
             views.add_batch(texts);
+            const std::vector<PendingUtf8> pending = views.pending();
             const std::size_t n = views.views().size();
             const std::size_t p = d.options().config.num_perm;
             auto* values = new std::vector<std::uint32_t>(n * p);
             nb::capsule owner(values, [](void* q) noexcept {
               delete static_cast<std::vector<std::uint32_t>*>(q);
             });
+            std::size_t first_invalid = 0;
             {
               nb::gil_scoped_release release;
-              d.hasher().signatures(views.views(), *values, d.options().threads);
+              first_invalid =
+                  d.hasher().signatures(views.views(), pending, *values, d.options().threads, {});
             }
+            views.check_deferred(first_invalid);
             static std::uint32_t empty = 0;
             const std::size_t shape[2] = {n, p};
             return nb::ndarray<nb::numpy, std::uint32_t, nb::ndim<2>>(
@@ -261,13 +269,16 @@ void bind_minhash(nb::module_& m) {
           "cluster",
           [](const MinHashDeduplicator& d, nb::handle texts) {
             DocumentViews views;
-            views.encode_on_pool(d.options().threads);
+            views.defer_encoding();  // a str that is not ASCII: encoded where it is hashed
             views.add_batch(texts);
+            const std::vector<PendingUtf8> pending = views.pending();
             std::vector<std::uint64_t> ids;
+            std::size_t first_invalid = 0;
             {
               nb::gil_scoped_release release;
-              ids = d.cluster(views.views());
+              ids = d.cluster(views.views(), pending, first_invalid);
             }
+            views.check_deferred(first_invalid);
             return int_list(ids);
           },
           "texts"_a,

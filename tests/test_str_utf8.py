@@ -65,8 +65,12 @@ def test_batches_read_like_their_bytes(batch: list[str]) -> None:
     assert lmd.StreamDeduplicator().filter_batch(batch) == lmd.StreamDeduplicator().filter_batch(
         encoded
     )
-    mh = lmd.MinHashDeduplicator(num_perm=16, threads=1)
-    assert np.array_equal(mh.signatures(batch), mh.signatures(encoded))
+    for threads in (1, 2):
+        mh = lmd.MinHashDeduplicator(num_perm=16, threads=threads)
+        assert np.array_equal(mh.signatures(batch), mh.signatures(encoded))
+        assert mh.cluster(batch) == mh.cluster(encoded)
+        keep = lmd.MinHashDeduplicator(num_perm=16, threads=threads).filter_batch(encoded)
+        assert mh.filter_batch(batch) == keep
 
 
 def test_every_width_and_a_cached_str() -> None:
@@ -168,6 +172,42 @@ def test_the_first_error_of_a_batch_is_raised_and_nothing_is_staged(threads: int
         d.filter_batch(["ok \u20ac", 3, "\ud800 \u20ac"])
     assert d.staged_count == 0
     assert d.filter_batch(batch[:2]) == [True, True]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_minhash_encodes_each_str_where_it_hashes_it(threads: int) -> None:
+    # MinHash reads a str that is not ASCII from its characters, encoding it on the worker that
+    # hashes it: the answers of its UTF-8, over several chunks of a batch (512 permutations: 2,048
+    # documents a chunk), and a lone surrogate in the third chunk unstages exactly that batch.
+    def text(j: int) -> str:  # a third of them pure ASCII
+        t = f"d{j} caf\u00e9 \u20ac w{j * 7} \U0001f600 " * 6
+        return t.encode().decode("ascii", "replace") if j % 3 == 0 else t
+
+    docs = [text(i - 1 if i % 5 == 4 else i) for i in range(5000)]  # every fifth a repeat
+
+    def prepared() -> lmd.MinHashDeduplicator:
+        d = lmd.MinHashDeduplicator(num_perm=512, threads=threads)
+        assert d.filter_batch(["first committed \u00e9", "second"]) == [True, True]
+        d.commit()
+        assert d.filter_batch(["staged before \u20ac"]) == [True]
+        return d
+
+    expected = prepared().filter_batch([d.encode() for d in docs])
+    assert expected.count(False) == 1000
+    d = prepared()
+    assert d.filter_batch(docs) == expected
+    assert d.staged_count == 1 + 4000
+    with_surrogate = [*docs[:4500], "lone \ud800 " + docs[4500], *docs[4501:]]
+    d = prepared()
+    with pytest.raises(ValueError, match=r"^texts\[4500\]: str cannot be encoded as UTF-8"):
+        d.filter_batch(with_surrogate)
+    assert (d.committed_count, d.staged_count) == (2, 1)
+    assert d.filter_batch(["staged before \u20ac"]) == [False]
+    assert d.filter_batch(docs) == expected
+    with pytest.raises(ValueError, match=r"^texts\[4500\]: str cannot be encoded as UTF-8"):
+        d.cluster(with_surrogate)
+    with pytest.raises(ValueError, match=r"^texts\[4500\]: str cannot be encoded as UTF-8"):
+        d.signatures(with_surrogate)
 
 
 def test_stages_encode_a_batch_on_the_pool() -> None:

@@ -28,6 +28,12 @@
 //   short_filter_batch/corpus/threads:<n>  MinHashDeduplicator::filter_batch on a new
 //                                 deduplicator each iteration (wall time): the Python
 //                                 benchmark's threads row without the binding
+//   str_filter_batch/corpus/<how>/threads:<n>  the same batch as a Python list of str reaches
+//                                 filter_batch: the documents that are not ASCII as code units
+//                                 (Latin-1, UCS-2 or UTF-32, the narrowest that holds each, as
+//                                 CPython keeps a str), encoded to UTF-8 first, into one buffer
+//                                 on the calling thread ("encoded_first"), or by the workers
+//                                 that hash them ("pending", PendingUtf8); wall time
 //
 // The short documents (~1.2 KB) come from the JSONL shards LUMINAMOON_BENCH_REAL names (e.g.
 // 'bench/out/real/real-*.jsonl', written by bench/real_corpus.py), cut at blank lines into pieces
@@ -44,6 +50,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <string>
@@ -53,6 +60,8 @@
 
 #include "common/internal/xxh3_kernels.h"
 #include "luminamoon/data/common/cpu_isa.h"
+#include "luminamoon/data/common/utf8_decode.h"
+#include "luminamoon/data/common/utf8_encode.h"
 #include "luminamoon/data/common/xxh3.h"
 #include "luminamoon/data/minhash/lsh_shape.h"
 #include "luminamoon/data/minhash/minhash_deduplicator.h"
@@ -289,6 +298,50 @@ void short_filter_batch(benchmark::State& state, unsigned threads) {
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(docs.size()));
 }
 
+void str_filter_batch(benchmark::State& state, unsigned threads, bool pending) {
+  const auto* documents = short_documents_for(state);
+  if (documents == nullptr) return;
+  const auto& docs = *documents;
+  namespace ld = luminamoon::data;
+  std::vector<std::string_view> views(docs.begin(), docs.end());
+  std::vector<std::vector<char>> storage;  // each non-ASCII document's code units
+  std::vector<ld::PendingUtf8> units;
+  for (std::size_t i = 0; i < docs.size(); ++i) {
+    const ld::Utf8Shape shape = ld::utf8_shape(docs[i]);
+    if (shape.code_points == docs[i].size()) continue;  // ASCII: read in place
+    storage.emplace_back(shape.code_points * shape.width);
+    ld::decode_utf8(docs[i], shape.width, storage.back().data(), shape.code_points);
+    units.push_back({i, {storage.back().data(), shape.code_points, shape.width}});
+    views[i] = {};
+  }
+  std::size_t capacity = 0;
+  for (const ld::PendingUtf8& u : units) {
+    capacity += ld::utf8_encode_capacity(u.units.count, u.units.width);
+  }
+  std::vector<std::uint8_t> keep(views.size());
+  ld::MinHashOptions options;
+  options.threads = threads;
+  for (auto _ : state) {
+    ld::MinHashDeduplicator dedup(nullptr, options);
+    if (pending) {
+      dedup.filter_batch(views, units, keep);
+    } else {
+      const auto utf8 = std::make_unique_for_overwrite<char[]>(capacity);
+      std::vector<std::string_view> encoded(views);
+      char* out = utf8.get();
+      for (const ld::PendingUtf8& u : units) {
+        const ld::Utf8Encoded e = ld::encode_utf8(u.units.data, u.units.count, u.units.width, out);
+        encoded[u.index] = {out, e.size};
+        out += e.size;
+      }
+      dedup.filter_batch(encoded, keep);
+    }
+    benchmark::DoNotOptimize(keep.data());
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(docs.size()));
+  state.counters["pending_docs"] = static_cast<double>(units.size());
+}
+
 // The fused hash-and-update kernel alone on the short documents' word 5-grams (tokenized once,
 // untimed): shingle lengths vary as on real text, where in the 512-shingle rows above the branch
 // predictor learns the lengths of the same shingles repeated. Items are shingles.
@@ -477,6 +530,17 @@ int main(int argc, char** argv) {
         short_filter_batch, threads)
         ->UseRealTime()
         ->Unit(benchmark::kMillisecond);
+  }
+  for (const bool pending : {false, true}) {
+    for (const unsigned threads : {1U, 2U}) {
+      benchmark::RegisterBenchmark(
+          ("str_filter_batch/corpus/" + std::string(pending ? "pending" : "encoded_first") +
+           "/threads:" + std::to_string(threads))
+              .c_str(),
+          str_filter_batch, threads, pending)
+          ->UseRealTime()
+          ->Unit(benchmark::kMillisecond);
+    }
   }
   const bool have_real = !real_text().empty();
   for (const bool real : {true, false}) {

@@ -11,6 +11,7 @@
 // bench/cpp/stream_deduplicator_benchmark.cc).
 #include "luminamoon/data/common/utf8_encode.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -176,6 +177,34 @@ Utf8Encoded encode_utf8(const void* units, std::size_t count, unsigned width, ch
       throw InvalidArgument("encode_utf8: code units are 1, 2 or 4 bytes wide, got " +
                             std::to_string(width));
   }
+}
+
+std::string_view Utf8Scratch::encode(const CodeUnits& units, std::size_t& first_invalid) {
+  const std::size_t capacity = utf8_encode_capacity(units.count, units.width);
+  if (capacity > capacity_) {
+    // At least 64 KiB, so a batch of short documents allocates once.
+    capacity_ = std::max<std::size_t>(capacity, 64 * 1024);
+    buffer_ = std::make_unique_for_overwrite<char[]>(capacity_);
+  }
+  const Utf8Encoded encoded = encode_utf8(units.data, units.count, units.width, buffer_.get());
+  first_invalid = encoded.first_invalid;
+  return {buffer_.get(), encoded.size};
+}
+
+void check_pending(std::span<const PendingUtf8> pending, std::size_t documents, const char* where) {
+  for (std::size_t k = 0; k < pending.size(); ++k) {
+    if (pending[k].index >= documents || (k > 0 && pending[k].index <= pending[k - 1].index)) {
+      throw InvalidArgument(std::string(where) + ": pending[" + std::to_string(k) +
+                            "] names document " + std::to_string(pending[k].index) +
+                            "; indices must ascend and be below " + std::to_string(documents));
+    }
+  }
+}
+
+std::size_t first_pending_at(std::span<const PendingUtf8> pending, std::size_t begin) noexcept {
+  const auto it = std::partition_point(pending.begin(), pending.end(),
+                                       [begin](const PendingUtf8& p) { return p.index < begin; });
+  return static_cast<std::size_t>(it - pending.begin());
 }
 
 }  // namespace luminamoon::data

@@ -132,8 +132,7 @@ std::size_t hash_code_units(std::span<const CodeUnits> documents, std::span<std:
   // Per worker slot: its buffer, and the smallest index it found with a unit that is not a
   // scalar value (the smallest of those is the answer, whichever worker ran which block).
   struct Slot {
-    std::unique_ptr<char[]> buffer;
-    std::size_t capacity = 0;
+    Utf8Scratch scratch;
     std::size_t first_invalid = Utf8Encoded::npos;
   };
   std::vector<Slot> slots(job.workers);
@@ -146,16 +145,11 @@ std::size_t hash_code_units(std::span<const CodeUnits> documents, std::span<std:
             prefetch_document({static_cast<const char*>(documents[i + 1].data),
                                documents[i + 1].count * documents[i + 1].width});
           }
-          const std::size_t capacity = utf8_encode_capacity(d.count, d.width);
-          if (capacity > slot.capacity) {
-            slot.capacity = std::max<std::size_t>(capacity, 64 * 1024);
-            slot.buffer = std::make_unique_for_overwrite<char[]>(slot.capacity);
-          }
-          const Utf8Encoded encoded = encode_utf8(d.data, d.count, d.width, slot.buffer.get());
-          out[i] = internal::xxh3_64_bulk(slot.buffer.get(), encoded.size);
-          if (encoded.first_invalid != Utf8Encoded::npos) {
+          std::size_t first_invalid = Utf8Encoded::npos;
+          const std::string_view utf8 = slot.scratch.encode(d, first_invalid);
+          out[i] = internal::xxh3_64_bulk(utf8.data(), utf8.size());
+          if (first_invalid != Utf8Encoded::npos)
             slot.first_invalid = std::min(slot.first_invalid, i);
-          }
         }
       });
   std::size_t first_invalid = Utf8Encoded::npos;

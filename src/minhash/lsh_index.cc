@@ -109,6 +109,13 @@ void RowStore::append(const std::uint8_t* row) {
   ++size_;
 }
 
+void RowStore::reserve(std::uint64_t size) {
+  if (pages_.size() > 1) return;  // the first page is full; later ones are allocated whole
+  if (pages_.empty()) pages_.emplace_back();
+  pages_[0].reserve(static_cast<std::size_t>(std::min<std::uint64_t>(size, kPageRows)) *
+                    row_bytes_);
+}
+
 void RowStore::truncate(std::uint64_t size) {
   if (size >= size_) return;
   const std::size_t keep_pages = (size + kPageRows - 1) / kPageRows;
@@ -320,6 +327,7 @@ void LshIndex::rebuild(Tier& tier, std::uint64_t begin, std::uint64_t end, std::
 void LshIndex::reserve_staged(std::uint64_t count) {
   const std::uint64_t staged = rows_.size() - committed_;
   const std::uint64_t entries = std::min(staged + count, kMaxDocuments);
+  rows_.reserve(committed_ + entries);
   if (entries * 8 <= staged_tier_.capacity * 7) return;
   rebuild(staged_tier_, committed_, rows_.size(), entries);
 }
@@ -346,6 +354,12 @@ void LshIndex::promote(std::uint64_t count) {
 void LshIndex::drop_staged() {
   rows_.truncate(committed_);
   rebuild(staged_tier_, committed_, committed_);
+}
+
+void LshIndex::truncate_staged(std::uint64_t count) {
+  if (count >= staged()) return;
+  rows_.truncate(committed_ + count);
+  rebuild(staged_tier_, committed_, rows_.size());
 }
 
 void LshIndex::load_committed(const std::uint8_t* rows, std::size_t count) {

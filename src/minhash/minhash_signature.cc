@@ -25,6 +25,34 @@ constexpr std::size_t kMinDocumentsPerWorker = 16;
 // Documents a worker claims at a time.
 constexpr std::size_t kBlock = 16;
 
+// What a worker thread keeps from one signatures() call to the next: its shingler (for the
+// last shingle kind and n it ran) and its buffer for pending documents' UTF-8. Made fresh each
+// call, they were a dozen allocations a worker, and fresh pages whenever glibc had given the
+// last call's memory back to the system, which the heap's layout decides from run to run (a
+// page fault per 4 KiB: 10-15% of a filter_batch of 6K short documents). Kept only while each
+// holds at most kKeepBytes, so one huge document does not pin its buffers for the thread's life.
+struct WorkerScratch {
+  static constexpr std::size_t kKeepBytes = std::size_t{1} << 20;
+  std::unique_ptr<Shingler> shingler;
+  Utf8Scratch utf8;
+
+  Shingler& shingler_for(const MinHashConfig& config) {
+    if (!shingler || shingler->kind() != config.shingle || shingler->ngram() != config.ngram) {
+      shingler = std::make_unique<Shingler>(config.shingle, config.ngram);
+    }
+    return *shingler;
+  }
+  void trim() noexcept {
+    if (shingler && shingler->text_capacity() > kKeepBytes) shingler.reset();
+    utf8.release_above(kKeepBytes);
+  }
+};
+
+WorkerScratch& worker_scratch() {
+  thread_local WorkerScratch scratch;
+  return scratch;
+}
+
 struct SignatureSink {
   const MinHasher* hasher;
   std::uint32_t* mins;
@@ -129,15 +157,24 @@ void MinHasher::signatures(std::span<const std::string_view> documents,
 void MinHasher::signatures(std::span<const std::string_view> documents,
                            std::span<std::uint32_t> out, unsigned threads,
                            const RangeConsumer& consume) const {
+  signatures(documents, {}, out, threads, consume);
+}
+
+std::size_t MinHasher::signatures(std::span<const std::string_view> documents,
+                                  std::span<const PendingUtf8> pending,
+                                  std::span<std::uint32_t> out, unsigned threads,
+                                  const RangeConsumer& consume) const {
   const std::size_t n = documents.size();
   const std::size_t p = config_.num_perm;
   if (out.size() != n * p) {
     throw InvalidArgument("MinHasher::signatures: output holds " + std::to_string(out.size()) +
                           " values, need " + std::to_string(n) + " x " + std::to_string(p));
   }
+  check_pending(pending, n, "MinHasher::signatures");
   WorkerPool& pool = WorkerPool::shared();
   const unsigned workers = pool.workers_for(n, threads, kMinDocumentsPerWorker);
-  std::vector<std::unique_ptr<Shingler>> shinglers(workers);  // per worker, made on first use
+  // Per worker: the first pending position it found with a lone surrogate.
+  std::vector<std::size_t> first_invalid(workers, Utf8Encoded::npos);
   // In-order hand-off: done[k] is set once block k's signatures are written. Only the calling
   // thread (worker 0) consumes: after each of its own blocks it hands every done block from
   // `next` on to consume, in order, and the rest after the pool is done. Consuming on whichever
@@ -154,12 +191,27 @@ void MinHasher::signatures(std::span<const std::string_view> documents,
     }
   };
   pool.run(n, workers, kBlock, [&](std::size_t begin, std::size_t end, unsigned worker) {
-    std::unique_ptr<Shingler>& shingler = shinglers[worker];
-    if (!shingler) shingler = std::make_unique<Shingler>(config_.shingle, config_.ngram);
+    WorkerScratch& scratch = worker_scratch();
+    Shingler& shingler = scratch.shingler_for(config_);
+    std::size_t k = first_pending_at(pending, begin);  // the next pending document's position
     for (std::size_t i = begin; i < end; ++i) {
-      if (i + 1 < n) prefetch_document(documents[i + 1]);
-      compute(*this, *shingler, documents[i], out.data() + i * p);
+      std::string_view document = documents[i];
+      if (k < pending.size() && pending[k].index == i) {
+        std::size_t invalid = Utf8Encoded::npos;
+        document = scratch.utf8.encode(pending[k].units, invalid);
+        if (invalid != Utf8Encoded::npos)
+          first_invalid[worker] = std::min(first_invalid[worker], k);
+        ++k;
+      }
+      if (k < pending.size() && pending[k].index == i + 1) {
+        const CodeUnits& units = pending[k].units;
+        prefetch_document({static_cast<const char*>(units.data), units.count * units.width});
+      } else if (i + 1 < n) {
+        prefetch_document(documents[i + 1]);
+      }
+      compute(*this, shingler, document, out.data() + i * p);
     }
+    scratch.trim();
     if (consume) {
       done[begin / kBlock].store(true, std::memory_order_release);
       if (worker == 0) consume_done();
@@ -167,6 +219,9 @@ void MinHasher::signatures(std::span<const std::string_view> documents,
   });
   // Every block is done now; the ones the helpers finished after the caller's last block remain.
   if (consume) consume_done();
+  std::size_t first = Utf8Encoded::npos;
+  for (const std::size_t k : first_invalid) first = std::min(first, k);
+  return first;
 }
 
 std::vector<std::uint64_t> MinHasher::shingle_hashes(std::string_view document) const {

@@ -43,6 +43,10 @@ class RowStore {
     return pages_[id / kPageRows].data() + (id % kPageRows) * row_bytes_;
   }
   void append(const std::uint8_t* row);
+  // Room for `size` rows in all without moving any: the first page (the only one that grows row
+  // by row) reserved up to its share of them, so a new index's batch does not copy it over
+  // log2(batch) times.
+  void reserve(std::uint64_t size);
   void truncate(std::uint64_t size);
   std::size_t memory_bytes() const noexcept;
 
@@ -141,11 +145,15 @@ class LshIndex {
   bool add_if_unique(const std::uint8_t* row);
   // Sizes the staged tables for `count` more documents now, so that staging them rebuilds
   // nothing (a batch of n grown one document at a time rebuilds ~log1.5(n) times, rehashing every
-  // staged row each time). Answers do not change: only table sizes do.
+  // staged row each time), and the rows room for them. Answers do not change: only table sizes and
+  // the rows' capacity do.
   void reserve_staged(std::uint64_t count);
   // The first `count` staged documents become committed.
   void promote(std::uint64_t count);
   void drop_staged();
+  // Keeps the first `count` staged documents (all of them when there are no more), drops the
+  // rest.
+  void truncate_staged(std::uint64_t count);
   // Appends committed rows without indexing them; call rebuild_committed() after the last one.
   void load_committed(const std::uint8_t* rows, std::size_t count);
   void rebuild_committed();

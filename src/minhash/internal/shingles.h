@@ -89,6 +89,11 @@ class Shingler {
   // The normalised text of the last run().
   std::string_view normalized() const noexcept { return {norm_.data(), norm_size_}; }
 
+  ShingleKind kind() const noexcept { return kind_; }
+  std::uint32_t ngram() const noexcept { return ngram_; }
+  // Bytes held for the normalised text: the largest document's so far.
+  std::size_t text_capacity() const noexcept { return norm_.capacity(); }
+
  private:
   template <AsciiPath kPath>
   std::size_t run_words(std::string_view document);

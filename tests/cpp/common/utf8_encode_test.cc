@@ -188,5 +188,53 @@ TEST(EncodeUtf8, ValidInputGivesValidUtf8) {
   }
 }
 
+TEST(Utf8Scratch, EncodesEachDocumentIntoOneReusedBuffer) {
+  Utf8Scratch scratch;
+  const std::vector<std::uint16_t> euro{0x20AC, ' ', 'a'};
+  std::size_t first_invalid = 0;
+  const std::string_view first = scratch.encode({euro.data(), euro.size(), 2}, first_invalid);
+  EXPECT_EQ(first, "\xE2\x82\xAC a");
+  EXPECT_EQ(first_invalid, Utf8Encoded::npos);
+  EXPECT_EQ(scratch.capacity(), std::size_t{64} * 1024);  // one allocation for many short ones
+  const std::vector<std::uint8_t> latin1{'c', 'a', 'f', 0xE9};
+  const std::string_view second = scratch.encode({latin1.data(), latin1.size(), 1}, first_invalid);
+  EXPECT_EQ(second, "caf\xC3\xA9");
+  EXPECT_EQ(second.data(), first.data());
+  const std::vector<std::uint32_t> lone{'x', 0xD800};
+  EXPECT_EQ(scratch.encode({lone.data(), lone.size(), 4}, first_invalid), "x\xED\xA0\x80");
+  EXPECT_EQ(first_invalid, 1U);
+  // A document over the buffer grows it; release_above frees only a buffer over the limit.
+  const std::vector<std::uint16_t> big(100'000, 0x0416);
+  EXPECT_EQ(scratch.encode({big.data(), big.size(), 2}, first_invalid).size(), 200'000U);
+  EXPECT_EQ(scratch.capacity(), 300'000U);
+  scratch.release_above(300'000);
+  EXPECT_EQ(scratch.capacity(), 300'000U);
+  scratch.release_above(299'999);
+  EXPECT_EQ(scratch.capacity(), 0U);
+  EXPECT_EQ(scratch.encode({euro.data(), euro.size(), 2}, first_invalid), "\xE2\x82\xAC a");
+}
+
+TEST(PendingUtf8, FirstAtAndOrderChecks) {
+  const std::vector<PendingUtf8> pending{{2, {}}, {5, {}}, {6, {}}, {9, {}}};
+  EXPECT_EQ(first_pending_at(pending, 0), 0U);
+  EXPECT_EQ(first_pending_at(pending, 2), 0U);
+  EXPECT_EQ(first_pending_at(pending, 3), 1U);
+  EXPECT_EQ(first_pending_at(pending, 6), 2U);
+  EXPECT_EQ(first_pending_at(pending, 10), 4U);
+  EXPECT_EQ(first_pending_at({}, 0), 0U);
+  EXPECT_NO_THROW(check_pending(pending, 10, "here"));
+  EXPECT_NO_THROW(check_pending({}, 0, "here"));
+  try {
+    check_pending(pending, 9, "here");
+    FAIL() << "an index past the documents";
+  } catch (const InvalidArgument& e) {
+    EXPECT_STREQ(e.what(), "here: pending[3] names document 9; indices must ascend and be below 9");
+  }
+  const std::vector<PendingUtf8> repeated{{2, {}}, {2, {}}};
+  EXPECT_THROW(check_pending(repeated, 10, "here"), InvalidArgument);
+  const std::vector<PendingUtf8> descending{{3, {}}, {1, {}}};
+  EXPECT_THROW(check_pending(descending, 10, "here"), InvalidArgument);
+}
+
 }  // namespace
 }  // namespace luminamoon::data

@@ -138,6 +138,79 @@ TEST(LshIndex, ReserveChangesNoAnswer) {
     EXPECT_EQ(grown.candidates(r.data(), true), reserved.candidates(r.data(), true));
 }
 
+TEST(LshIndex, TruncateStagedAnswersAsIfTheRestWereNeverStaged) {
+  // Rows 0..999 committed, 1000..2999 staged; keep the first 700 staged (filter_batch's rollback
+  // of one batch with a lone surrogate keeps the staged documents of the calls before it).
+  std::mt19937_64 rng(21);
+  std::vector<std::vector<std::uint8_t>> rows;
+  for (int i = 0; i < 3000; ++i) {
+    std::vector<std::uint32_t> v(16);
+    for (auto& x : v) x = static_cast<std::uint32_t>(rng());
+    rows.push_back(i % 7 == 6 ? rows[rng() % rows.size()] : packed(v, 4));
+  }
+  LshIndex truncated(16, LshShape{4, 4}, 4, 12);
+  LshIndex expected(16, LshShape{4, 4}, 4, 12);
+  for (std::size_t i = 0; i < 3000; ++i) {
+    truncated.add_staged(rows[i].data());
+    if (i < 1700) expected.add_staged(rows[i].data());
+    if (i == 999) {
+      truncated.promote(truncated.staged());
+      expected.promote(expected.staged());
+      truncated.reserve_staged(2000);
+    }
+  }
+  truncated.truncate_staged(700);
+  EXPECT_EQ(truncated.committed(), 1000U);
+  EXPECT_EQ(truncated.staged(), 700U);
+  truncated.truncate_staged(900);  // more than there are: nothing changes
+  EXPECT_EQ(truncated.staged(), 700U);
+  for (const auto& r : rows) {
+    EXPECT_EQ(truncated.candidates(r.data(), true), expected.candidates(r.data(), true));
+    EXPECT_EQ(truncated.candidates(r.data(), false), expected.candidates(r.data(), false));
+  }
+  // Staging goes on from there, through the tables' growth, as in the index that never had them.
+  for (std::size_t i = 1700; i < 3000; ++i) {
+    EXPECT_EQ(truncated.add_if_unique(rows[i].data()), expected.add_if_unique(rows[i].data()));
+  }
+  EXPECT_EQ(truncated.size(), expected.size());
+  truncated.truncate_staged(0);
+  EXPECT_EQ(truncated.size(), 1000U);
+  for (const std::uint64_t id : truncated.candidates(rows[2000].data(), false)) {
+    EXPECT_LT(id, 1000U);  // only committed documents are left
+  }
+}
+
+TEST(RowStore, ReserveKeepsEveryRowAcrossPages) {
+  RowStore store(3);
+  store.reserve(10);
+  for (std::uint32_t i = 0; i < 5; ++i) {
+    const std::uint8_t row[3] = {static_cast<std::uint8_t>(i), 7, 9};
+    store.append(row);
+  }
+  // A reservation past the first page, then rows into the second page.
+  store.reserve(RowStore::kPageRows + 100);
+  for (std::uint32_t i = 5; i < RowStore::kPageRows + 50; ++i) {
+    const std::uint8_t row[3] = {static_cast<std::uint8_t>(i), static_cast<std::uint8_t>(i >> 8),
+                                 static_cast<std::uint8_t>(i >> 16)};
+    store.append(row);
+  }
+  store.reserve(10);  // fewer than there are: nothing changes
+  ASSERT_EQ(store.size(), RowStore::kPageRows + 50);
+  EXPECT_EQ(store.row(3)[0], 3);
+  EXPECT_EQ(store.row(3)[2], 9);
+  for (std::uint64_t i = 5; i < store.size(); i += 997) {
+    EXPECT_EQ(store.row(i)[0], static_cast<std::uint8_t>(i));
+    EXPECT_EQ(store.row(i)[1], static_cast<std::uint8_t>(i >> 8));
+  }
+  store.truncate(2);
+  store.reserve(4);
+  const std::uint8_t row[3] = {1, 2, 3};
+  store.append(row);
+  EXPECT_EQ(store.size(), 3U);
+  EXPECT_EQ(store.row(2)[2], 3);
+  EXPECT_EQ(store.row(1)[0], 1);
+}
+
 TEST(LshIndex, CandidatesStagingAndVerification) {
   // 8 values, 2 bands of 4 rows, 8-bit values, 6 equal values verify.
   LshIndex index(8, LshShape{2, 4}, 8, 6);

@@ -2,9 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -102,6 +104,67 @@ TEST_F(MinHashTest, ClusterGivesFirstIndexOfEachComponent) {
   std::vector<std::string_view> views(texts.begin(), texts.end());
   EXPECT_EQ(d.cluster(views), (std::vector<std::uint64_t>{0, 1, 0, 1, 4, 0}));
   EXPECT_EQ(d.size(), 0U);  // touches no state
+}
+
+// Documents given as code units (as a Python str that is not ASCII reaches the stage): kept
+// and dropped as their UTF-8 is; one with a lone surrogate leaves the index as it was, over
+// several chunks (512 permutations: 2,048 documents a chunk) and earlier staged documents.
+TEST_F(MinHashTest, PendingDocumentsAndALoneSurrogateThatStagesNothing) {
+  MinHashOptions options;
+  options.config.num_perm = 512;
+  const auto prepared = [&] {
+    auto d = std::make_unique<MinHashDeduplicator>(nullptr, options);
+    for (int i = 1; i <= 3; ++i) EXPECT_TRUE(d->is_unique(base(i)));
+    d->commit();
+    EXPECT_TRUE(d->is_unique(base(4)));
+    EXPECT_TRUE(d->is_unique(base(5)));
+    return d;
+  };
+  // 5,000 documents, every fifth a repeat; the even ones as Latin-1 units ("caf\xe9 " first).
+  std::vector<std::string> utf8;
+  std::vector<std::vector<std::uint8_t>> latin1;
+  for (int i = 0; i < 5000; ++i) {
+    const std::string ascii = words((i % 5 == 4 ? i - 1 : i) * 40, 30);
+    utf8.push_back("caf\xC3\xA9 " + ascii);
+    std::vector<std::uint8_t> units{'c', 'a', 'f', 0xE9, ' '};
+    units.insert(units.end(), ascii.begin(), ascii.end());
+    latin1.push_back(std::move(units));
+  }
+  const std::vector<std::string_view> views(utf8.begin(), utf8.end());
+  std::vector<std::string_view> given(views.begin(), views.end());
+  std::vector<PendingUtf8> pending;
+  for (std::size_t i = 0; i < views.size(); i += 2) {
+    pending.push_back({i, {latin1[i].data(), latin1[i].size(), 1}});
+    given[i] = {};
+  }
+  auto d = prepared();
+  std::vector<std::uint8_t> expected(views.size());
+  d->filter_batch(views, expected);
+  EXPECT_EQ(std::count(expected.begin(), expected.end(), 1), 4000);
+  d = prepared();
+  std::vector<std::uint8_t> keep(views.size());
+  EXPECT_EQ(d->filter_batch(given, pending, keep), Utf8Encoded::npos);
+  EXPECT_EQ(keep, expected);
+  EXPECT_EQ(d->staged_count(), 4002U);
+
+  // texts[4500] (pending[2250]) with a lone surrogate, in the third chunk.
+  std::vector<std::uint16_t> lone(latin1[4500].begin(), latin1[4500].end());
+  lone[1] = 0xD800;
+  pending[2250].units = {lone.data(), lone.size(), 2};
+  d = prepared();
+  EXPECT_EQ(d->filter_batch(given, pending, keep), 2250U);
+  EXPECT_EQ(d->committed_count(), 3U);
+  EXPECT_EQ(d->staged_count(), 2U);
+  EXPECT_FALSE(d->is_unique(base(4)));
+  EXPECT_EQ(d->staged_count(), 2U);
+  d->filter_batch(views, keep);
+  EXPECT_EQ(keep, expected);
+  std::size_t first_invalid = 0;
+  EXPECT_TRUE(d->cluster(given, pending, first_invalid).empty());
+  EXPECT_EQ(first_invalid, 2250U);
+  pending[2250].units = {latin1[4500].data(), latin1[4500].size(), 1};
+  EXPECT_EQ(d->cluster(given, pending, first_invalid), d->cluster(views));
+  EXPECT_EQ(first_invalid, Utf8Encoded::npos);
 }
 
 TEST_F(MinHashTest, PersistsThroughTheTrackerAndCutsUncommittedEpochs) {

@@ -266,6 +266,122 @@ TEST(MinHasher, ConsumerExceptionReachesTheCaller) {
   EXPECT_LE(consumed, 112U);  // nothing after the failing range
 }
 
+// A text as CPython would hold it: code points in the narrowest of 1, 2 or 4 bytes a unit.
+struct StrUnits {
+  std::vector<std::uint8_t> bytes;
+  CodeUnits units;
+  explicit StrUnits(const std::u32string& text) {
+    const std::uint32_t most = text.empty() ? 0 : *std::max_element(text.begin(), text.end());
+    const unsigned width = most < 0x100 ? 1 : most < 0x10000 ? 2 : 4;
+    bytes.resize(text.size() * width);
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      for (unsigned b = 0; b < width; ++b) {
+        bytes[i * width + b] = static_cast<std::uint8_t>(text[i] >> (8 * b));  // little-endian
+      }
+    }
+    units = {bytes.data(), text.size(), width};
+  }
+};
+
+// UTF-8 of code points; a surrogate in its 3-byte ('surrogatepass') form.
+std::string utf8_of(const std::u32string& text) {
+  std::string out;
+  for (const char32_t c : text) {
+    if (c < 0x80) {
+      out += static_cast<char>(c);
+    } else if (c < 0x800) {
+      out += static_cast<char>(0xC0 | (c >> 6));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    } else if (c < 0x10000) {
+      out += static_cast<char>(0xE0 | (c >> 12));
+      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    } else {
+      out += static_cast<char>(0xF0 | (c >> 18));
+      out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    }
+  }
+  return out;
+}
+
+TEST(MinHasher, PendingDocumentsAreEncodedWhereTheyAreHashed) {
+  // 2,000 documents of every width; two of every three are given as code units (their views
+  // hold other text, which must not be read), with a 3 MB one among them (over the kept buffer).
+  const std::u32string wide[] = {U"caf\u00e9", U"\u20ac\u0416\u0443\u0440", U"\U0001F600 emoji",
+                                 U"plain"};
+  std::vector<std::u32string> texts;
+  for (int i = 0; i < 2000; ++i) {
+    std::u32string t;
+    for (int w = 0; w < 40 + i % 13; ++w) {
+      t += wide[(i + w) % 4];
+      t += U' ';
+      for (const char c : std::to_string((i * 31 + w) % 97)) t += static_cast<char32_t>(c);
+      t += U' ';
+    }
+    texts.push_back(i == 1000 ? std::u32string(1'000'000, U'\u20ac') + t : t);
+  }
+  for (const MinHashConfig config :
+       {MinHashConfig{64, ShingleKind::kWord, 5, 1}, MinHashConfig{32, ShingleKind::kChar, 4, 7}}) {
+    const MinHasher h(config);
+    std::vector<std::string> utf8;
+    for (const auto& t : texts) utf8.push_back(utf8_of(t));
+    const std::vector<std::string_view> views(utf8.begin(), utf8.end());
+    std::vector<std::uint32_t> expected(views.size() * config.num_perm);
+    h.signatures(views, expected, 1);
+
+    std::vector<StrUnits> units;
+    std::vector<PendingUtf8> pending;
+    std::vector<std::string_view> given(views.begin(), views.end());
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+      if (i % 3 == 0) continue;
+      units.emplace_back(texts[i]);
+      given[i] = "not this text";
+    }
+    for (std::size_t i = 0, k = 0; i < texts.size(); ++i) {
+      if (i % 3 != 0) pending.push_back({i, units[k++].units});
+    }
+    for (const unsigned threads : {1U, 2U, 4U}) {
+      std::vector<std::uint32_t> out(views.size() * config.num_perm);
+      std::size_t consumed = 0;
+      EXPECT_EQ(h.signatures(given, pending, out, threads,
+                             [&](std::size_t begin, std::size_t end) { consumed += end - begin; }),
+                Utf8Encoded::npos);
+      EXPECT_EQ(out, expected) << threads;
+      EXPECT_EQ(consumed, views.size());
+      std::fill(out.begin(), out.end(), 0U);
+      EXPECT_EQ(h.signatures(given, pending, out, threads, {}), Utf8Encoded::npos);
+      EXPECT_EQ(out, expected) << threads;
+    }
+  }
+}
+
+TEST(MinHasher, PendingLoneSurrogatesAreReportedInOrder) {
+  const MinHasher h;
+  std::vector<std::u32string> texts(600, U"some \u20ac words in a document here");
+  texts[450] = U"late \xDC80 one " + texts[450];
+  texts[200] = U"lone \xD800 surrogate " + texts[200];
+  std::vector<StrUnits> units(texts.begin(), texts.end());
+  std::vector<PendingUtf8> pending;
+  for (std::size_t i = 100; i < texts.size(); ++i) pending.push_back({i, units[i].units});
+  std::vector<std::string> utf8;
+  for (const auto& t : texts) utf8.push_back(utf8_of(t));
+  const std::vector<std::string_view> views(utf8.begin(), utf8.end());
+  for (const unsigned threads : {1U, 2U, 4U}) {
+    std::vector<std::uint32_t> out(views.size() * 64);
+    EXPECT_EQ(h.signatures(views, pending, out, threads, {}), 100U) << threads;  // texts[200]
+    // Its signature: that of its 'surrogatepass' bytes.
+    EXPECT_TRUE(std::equal(out.begin() + 200 * 64, out.begin() + 201 * 64,
+                           h.signature(views[200]).begin()));
+  }
+  std::vector<std::uint32_t> out(views.size() * 64);
+  const std::vector<PendingUtf8> unsorted{pending[1], pending[0]};
+  EXPECT_THROW(h.signatures(views, unsorted, out, 1, {}), InvalidArgument);
+  const std::vector<PendingUtf8> past{{600, units[0].units}};
+  EXPECT_THROW(h.signatures(views, past, out, 1, {}), InvalidArgument);
+}
+
 TEST(MinHasher, RejectsBadConfigs) {
   EXPECT_THROW(MinHasher(MinHashConfig{0, ShingleKind::kWord, 5, 1}), InvalidArgument);
   EXPECT_THROW(MinHasher(MinHashConfig{513, ShingleKind::kWord, 5, 1}), InvalidArgument);

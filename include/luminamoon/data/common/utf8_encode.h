@@ -8,6 +8,9 @@
 
 #include <cstddef>
 #include <limits>
+#include <memory>
+#include <span>
+#include <string_view>
 
 namespace luminamoon::data {
 
@@ -38,5 +41,42 @@ struct CodeUnits {
 // utf8_encode_capacity(count, width) bytes. Runs of ASCII are narrowed 16 units at a time.
 // Throws InvalidArgument for any other width.
 Utf8Encoded encode_utf8(const void* units, std::size_t count, unsigned width, char* out);
+
+// A document of a batch that is still code units: the batch's view of document `index` is not
+// read, these units are. A stage that reads each document once (exact dedup's hashes, MinHash's
+// signatures) encodes such a document on the worker that reads it, into that worker's
+// Utf8Scratch, so the batch's UTF-8 is never written out whole and read back, and the encoding
+// is spread over the workers with the rest of the work (the bindings list the strs that are not
+// ASCII so, bindings/common.h). Lists of them are in ascending `index` order.
+struct PendingUtf8 {
+  std::size_t index = 0;
+  CodeUnits units;
+};
+
+// One worker's buffer for encode_utf8, grown as needed and reused from document to document.
+class Utf8Scratch {
+ public:
+  // The UTF-8 of `units` (valid until the next call); `first_invalid` as encode_utf8 reports it.
+  std::string_view encode(const CodeUnits& units, std::size_t& first_invalid);
+  std::size_t capacity() const noexcept { return capacity_; }
+  // Frees the buffer when it holds more than `most` bytes.
+  void release_above(std::size_t most) noexcept {
+    if (capacity_ > most) {
+      buffer_.reset();
+      capacity_ = 0;
+    }
+  }
+
+ private:
+  std::unique_ptr<char[]> buffer_;
+  std::size_t capacity_ = 0;
+};
+
+// Throws InvalidArgument ("<where>: pending[k] ...") unless the indices of `pending` ascend and
+// are below `documents`.
+void check_pending(std::span<const PendingUtf8> pending, std::size_t documents, const char* where);
+
+// The first entry of `pending` (ascending indices) whose index is `begin` or more.
+std::size_t first_pending_at(std::span<const PendingUtf8> pending, std::size_t begin) noexcept;
 
 }  // namespace luminamoon::data

@@ -66,6 +66,13 @@ class MinHashDeduplicator final : public CommitParticipant {
   bool is_unique(std::string_view document);
   // keep[i] = 1 when documents[i] is kept; kept documents are staged in batch order.
   void filter_batch(std::span<const std::string_view> documents, std::span<std::uint8_t> keep);
+  // The same, with the documents listed in `pending` read from their code units
+  // (MinHasher::signatures). When one of them has a lone surrogate (no UTF-8 form), the call
+  // stages nothing and returns the position in `pending` of the first such (keep's values are
+  // then unspecified); npos otherwise. One batch is staged as a whole: no other call stages
+  // documents in between.
+  std::size_t filter_batch(std::span<const std::string_view> documents,
+                           std::span<const PendingUtf8> pending, std::span<std::uint8_t> keep);
   // The pipeline stage: filter_batch over the kept documents of `batch`; near-duplicates are
   // dropped (rule "near_duplicate", threshold = options().threshold). Appends "total" and
   // "duplicates" to `counters`.
@@ -77,6 +84,12 @@ class MinHashDeduplicator final : public CommitParticipant {
   // of the verified candidate pairs among `documents` (LSH on full signatures, verified with
   // full values). Keeping documents with cluster[i] == i keeps one per cluster. Touches no state.
   std::vector<std::uint64_t> cluster(std::span<const std::string_view> documents) const;
+  // The same, with the documents listed in `pending` read from their code units
+  // (MinHasher::signatures). `first_invalid` is set to the position in `pending` of the first one
+  // with a lone surrogate (the result is then empty), to npos when there is none.
+  std::vector<std::uint64_t> cluster(std::span<const std::string_view> documents,
+                                     std::span<const PendingUtf8> pending,
+                                     std::size_t& first_invalid) const;
 
   const MinHasher& hasher() const noexcept { return hasher_; }
 

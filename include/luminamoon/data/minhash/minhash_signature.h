@@ -27,6 +27,8 @@
 #include <string_view>
 #include <vector>
 
+#include "luminamoon/data/common/utf8_encode.h"
+
 namespace luminamoon::data {
 
 enum class ShingleKind : std::uint8_t { kWord = 0, kChar = 1 };
@@ -80,6 +82,15 @@ class MinHasher {
   using RangeConsumer = std::function<void(std::size_t begin, std::size_t end)>;
   void signatures(std::span<const std::string_view> documents, std::span<std::uint32_t> out,
                   unsigned threads, const RangeConsumer& consume) const;
+  // The same, with the documents listed in `pending` read from their code units, each encoded
+  // to UTF-8 by the worker that hashes it (common/utf8_encode.h); their views in `documents` are
+  // not read. Returns the position in `pending` of the first one with a unit that is not a
+  // Unicode scalar value (a lone surrogate; its signature is that of encode_utf8's output), npos
+  // when there is none. Throws InvalidArgument unless `pending`'s indices ascend and are below
+  // documents.size().
+  std::size_t signatures(std::span<const std::string_view> documents,
+                         std::span<const PendingUtf8> pending, std::span<std::uint32_t> out,
+                         unsigned threads, const RangeConsumer& consume) const;
 
   // Every shingle hash of the document, in document order (repeats kept).
   std::vector<std::uint64_t> shingle_hashes(std::string_view document) const;
