@@ -289,15 +289,18 @@ def nonascii_rows(rows: list[dict[str, Any]], docs: list[str], rounds: int, rens
         )
     # Memory: one call over the documents 40 times over (each copy a new str), in a child process
     # whose peak RSS before the call is its input's.
+    # (VmHWM, not ru_maxrss: after fork and exec, ru_maxrss still counts the parent's pages.)
     child = (
-        "import json, resource, sys\n"
+        "import json, re, sys\n"
         "import luminamoon.data as lmd\n"
+        "def peak():\n"
+        "    status = open('/proc/self/status').read()\n"
+        "    return int(re.search(r'VmHWM:\\s+(\\d+) kB', status).group(1)) * 1024\n"
         "texts = json.load(sys.stdin)\n"
         "docs = [t + ' ' + str(i) for i in range(40) for t in texts]\n"
-        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "before = peak()\n"
         "lmd.MinHashDeduplicator(threads=2).filter_batch(docs)\n"
-        "after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
-        "print(len(docs), sum(len(t.encode()) for t in docs), (after - before) * 1024)\n"
+        "print(len(docs), sum(len(t.encode()) for t in docs), peak() - before)\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", child],
