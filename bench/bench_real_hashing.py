@@ -152,6 +152,7 @@ def thread_accounting(job: Callable[[int], Callable[[], Any]], rounds: int) -> d
     together they tell a split that leaves a thread idle, two threads sharing one vCPU, a vCPU
     taken away by the host, and two vCPUs that each run slower while both are busy apart."""
     samples: dict[int, list[tuple[float, float, float, float]]] = {1: [], 2: []}
+    walls: dict[int, list[float]] = {1: [], 2: []}  # these rounds' own wall times
     overlap: list[float] = []  # threads=2: CPU time of the busy threads over 2 x wall
     two_vcpus = 0  # threads=2 calls whose busy threads ended on different vCPUs
     main = str(threading.get_native_id())
@@ -175,6 +176,7 @@ def thread_accounting(job: Callable[[int], Callable[[], Any]], rounds: int) -> d
             # The caller's own time blocked (neither on a CPU nor runnable): waiting for the
             # pool's other thread or for the in-order probe.
             blocked = wall - on_cpu.get(main, 0.0) - waiting.get(main, 0.0)
+            walls[threads].append(wall)
             samples[threads].append(
                 (
                     sum(on_cpu[k] for k in busy),
@@ -202,6 +204,9 @@ def thread_accounting(job: Callable[[int], Callable[[], Any]], rounds: int) -> d
         # at full speed; 1.14-1.32 in the runs of session 29 where threads=2 fell under 1.7x.
         "threads2_cpu_over_threads1": med[2][0] / med[1][0],
         "threads2_both_busy": statistics.median(overlap),
+        # The wall ratio of these rounds (the same job as the row's rounds, run after them): when
+        # it differs from the row's, the host's state changed between the two sets of rounds.
+        "wall_ratio_these_rounds": statistics.median(walls[1]) / statistics.median(walls[2]),
         "threads2_rounds_on_two_vcpus": two_vcpus,
         "rounds": rounds,
         "steal_s": steal,
@@ -217,7 +222,8 @@ def thread_accounting(job: Callable[[int], Callable[[], Any]], rounds: int) -> d
         f"{line['threads2_cpu_over_threads1']:.2f}x the CPU on two threads (about 1.00 when the "
         "host runs both vCPUs at full speed); with threads=2 both threads were on a CPU "
         f"{line['threads2_both_busy']:.0%} of the wall time (median), on two different vCPUs in "
-        f"{two_vcpus} of {rounds} calls; steal time {steal * 1e3:.0f} ms",
+        f"{two_vcpus} of {rounds} calls; steal time {steal * 1e3:.0f} ms; threads=2 vs 1 by wall "
+        f"time in these rounds {line['wall_ratio_these_rounds']:.2f}x",
         flush=True,
     )
     return line
