@@ -245,32 +245,27 @@ def row(what: str, ours: float, peer: float, n: int, peer_name: str) -> dict[str
     return line
 
 
-def nonascii_rows(rows: list[dict[str, Any]], docs: list[str], rounds: int, rensa: Any) -> None:
-    """MinHash ``filter_batch`` of the long documents that are not ASCII, as fresh str objects
-    each round (what a pipeline sees; each round copies them untimed, one copy for each job):
-    ours threads=1 against rensa from text (CPU time), threads=2 against threads=1 (wall), and
-    the memory one call takes beyond its input, read in a child process (its peak RSS)."""
-    times: dict[str, list[float]] = {"ours": [], "peer": [], "t1 wall": [], "t2 wall": []}
+def fresh_object_rows(
+    rows: list[dict[str, Any]],
+    label: str,
+    docs: list[str],
+    *,
+    ours: Callable[[int, list[str]], Any],
+    peer: Callable[[list[str]], Any],
+    peer_name: str,
+    rounds: int,
+) -> None:
+    """Two rows for ``docs`` as fresh str objects each round (what a pipeline sees: neither side
+    finds UTF-8 kept on a str by an earlier call; each job gets its own copy, made untimed): ours
+    threads=1 against the peer by CPU time, and ours threads=2 against threads=1 by wall time (a
+    second thread's CPU time is not saved time)."""
     jobs: list[tuple[str, Callable[[list[str]], Any], Callable[[], float]]] = [
-        ("ours", lambda d: lmd.MinHashDeduplicator(threads=1).filter_batch(d), time.process_time),
-        (
-            "peer",
-            lambda d: rensa.RMinHash.digest_matrix_from_token_sets(
-                [shingles(t) for t in d], NUM_PERM, 42
-            ),
-            time.process_time,
-        ),
-        (
-            "t1 wall",
-            lambda d: lmd.MinHashDeduplicator(threads=1).filter_batch(d),
-            time.perf_counter,
-        ),
-        (
-            "t2 wall",
-            lambda d: lmd.MinHashDeduplicator(threads=2).filter_batch(d),
-            time.perf_counter,
-        ),
+        ("ours", lambda d: ours(1, d), time.process_time),
+        ("peer", peer, time.process_time),
+        ("t1 wall", lambda d: ours(1, d), time.perf_counter),
+        ("t2 wall", lambda d: ours(2, d), time.perf_counter),
     ]
+    times: dict[str, list[float]] = {name: [] for name, _, _ in jobs}
     for _ in range(rounds):
         for name, job, now in jobs:
             fresh = [t[:-1] + t[-1] for t in docs]
@@ -279,20 +274,38 @@ def nonascii_rows(rows: list[dict[str, Any]], docs: list[str], rounds: int, rens
             job(fresh)
             times[name].append(now() - start)
             gc.enable()
-    mean = sum(len(t.encode()) for t in docs) / len(docs)
-    for what, ours_key, peer_key, peer_name in (
-        ("fresh objects", "ours", "peer", "rensa from text"),
+    for what, ours_key, peer_key, against in (
+        ("fresh objects", "ours", "peer", peer_name),
         ("fresh objects, threads=2 (wall clock)", "t2 wall", "t1 wall", "ours threads=1"),
     ):
         rows.append(
             row(
-                f"MinHash filter_batch, non-ASCII long docs (~{mean / 1000:.1f} KB), {what}",
+                f"{label}, {what}",
                 statistics.median(times[ours_key]),
                 statistics.median(times[peer_key]),
                 len(docs),
-                peer_name,
+                against,
             )
         )
+
+
+def nonascii_rows(rows: list[dict[str, Any]], docs: list[str], rounds: int, rensa: Any) -> None:
+    """MinHash ``filter_batch`` of the long documents that are not ASCII, as fresh str objects
+    each round: ours threads=1 against rensa from text (CPU time), threads=2 against threads=1
+    (wall), and the memory one call takes beyond its input, read in a child process (its peak
+    RSS)."""
+    mean = sum(len(t.encode()) for t in docs) / len(docs)
+    fresh_object_rows(
+        rows,
+        f"MinHash filter_batch, non-ASCII long docs (~{mean / 1000:.1f} KB)",
+        docs,
+        ours=lambda threads, d: lmd.MinHashDeduplicator(threads=threads).filter_batch(d),
+        peer=lambda d: rensa.RMinHash.digest_matrix_from_token_sets(
+            [shingles(t) for t in d], NUM_PERM, 42
+        ),
+        peer_name="rensa from text",
+        rounds=rounds,
+    )
     # Memory: one call over the documents 40 times over (each copy a new str), in a child process
     # whose peak RSS before the call is its input's.
     # (VmHWM, not ru_maxrss: after fork and exec, ru_maxrss still counts the parent's pages.)
@@ -435,39 +448,18 @@ def main() -> None:
             )
         )
         # What a pipeline sees: str objects new to both sides (as parsed from JSONL), so neither
-        # finds UTF-8 kept on a str by an earlier call. Each round copies the documents twice,
-        # untimed, one copy for each side.
+        # finds UTF-8 kept on a str by an earlier call.
         unique = long_docs + [t[:-1] + t[-1] for t in long_docs]
         random.Random(5).shuffle(unique)
-        # threads=2 is timed on the wall clock (its second thread's CPU time is not saved time).
-        times: dict[str, list[float]] = {"ours": [], "peer": [], "t1 wall": [], "t2 wall": []}
-        for _ in range(args.rounds):
-            for name, job, clock in (
-                ("ours", lambda d: lmd.StreamDeduplicator(threads=1).filter_batch(d), "cpu"),
-                ("peer", peer_xxh3_dedup, "cpu"),
-                ("t1 wall", lambda d: lmd.StreamDeduplicator(threads=1).filter_batch(d), "wall"),
-                ("t2 wall", lambda d: lmd.StreamDeduplicator(threads=2).filter_batch(d), "wall"),
-            ):
-                now = time.process_time if clock == "cpu" else time.perf_counter
-                fresh = [t[:-1] + t[-1] for t in unique]
-                gc.disable()
-                start = now()
-                job(fresh)
-                times[name].append(now() - start)
-                gc.enable()
-        for what, ours_key, peer_key, peer_name in (
-            ("fresh objects", "ours", "peer", "xxh3 + Python set"),
-            ("fresh objects, threads=2 (wall clock)", "t2 wall", "t1 wall", "ours threads=1"),
-        ):
-            rows.append(
-                row(
-                    f"exact dedup list[str], long docs, {what}",
-                    statistics.median(times[ours_key]),
-                    statistics.median(times[peer_key]),
-                    len(unique),
-                    peer_name,
-                )
-            )
+        fresh_object_rows(
+            rows,
+            "exact dedup list[str], long docs",
+            unique,
+            ours=lambda threads, d: lmd.StreamDeduplicator(threads=threads).filter_batch(d),
+            peer=peer_xxh3_dedup,
+            peer_name="xxh3 + Python set",
+            rounds=args.rounds,
+        )
         ascii_docs = [t for t in docs if t.isascii()]
         med = interleaved(
             {

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/internal/utf8_encode_kernels.h"
 #include "luminamoon/data/common/error.h"
 #include "luminamoon/data/common/xxh3.h"
 
@@ -283,27 +284,12 @@ struct StrUnits {
   }
 };
 
-// UTF-8 of code points; a surrogate in its 3-byte ('surrogatepass') form.
+// UTF-8 of code points (the shared reference encoder): a surrogate in its 3-byte
+// ('surrogatepass') form.
 std::string utf8_of(const std::u32string& text) {
-  std::string out;
-  for (const char32_t c : text) {
-    if (c < 0x80) {
-      out += static_cast<char>(c);
-    } else if (c < 0x800) {
-      out += static_cast<char>(0xC0 | (c >> 6));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    } else if (c < 0x10000) {
-      out += static_cast<char>(0xE0 | (c >> 12));
-      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (c >> 18));
-      out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    }
-  }
-  return out;
+  std::size_t first_invalid = 0;
+  return internal::utf8_encode::reference_encode(
+      reinterpret_cast<const unsigned char*>(text.data()), text.size(), 4, first_invalid);
 }
 
 TEST(MinHasher, PendingDocumentsAreEncodedWhereTheyAreHashed) {
