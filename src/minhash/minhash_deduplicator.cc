@@ -6,7 +6,9 @@
 #include <cmath>
 #include <memory>
 #include <numeric>
+#include <span>
 
+#include "common/internal/object_pool.h"
 #include "luminamoon/data/checkpoint/epoch_log.h"
 #include "luminamoon/data/checkpoint/state_tracker.h"
 #include "luminamoon/data/common/error.h"
@@ -23,18 +25,26 @@ namespace {
 // Signature values filter_batch holds at once (4 MiB): 16,384 documents at 64 permutations.
 constexpr std::size_t kBatchChunkValues = std::size_t{1} << 20;
 
-// The calling thread's buffer for a chunk's signatures, kept from call to call (at most 4 MiB a
-// thread). A buffer of its own each call was fresh pages whenever glibc had given the last
-// one's back to the system, which the heap's layout decides: a page fault per 4 KiB, ~400 for a
-// batch of 6K short documents, 10-15% of the call.
-std::span<std::uint32_t> chunk_signatures(std::size_t values) {
-  thread_local std::unique_ptr<std::uint32_t[]> buffer;
-  thread_local std::size_t capacity = 0;
-  if (values > capacity) {
-    buffer = std::make_unique_for_overwrite<std::uint32_t[]>(values);
-    capacity = values;
+// A buffer for a chunk's signatures, kept from call to call in a pool of the process
+// (common/internal/object_pool.h): a buffer of its own each call was fresh pages whenever glibc
+// had given the last one's back to the system, which the heap's layout decides: a page fault per
+// 4 KiB, ~400 for a batch of 6K short documents, 10-15% of the call.
+struct SignatureChunk {
+  std::unique_ptr<std::uint32_t[]> buffer;
+  std::size_t capacity = 0;
+  std::span<std::uint32_t> first(std::size_t values) {
+    if (values > capacity) {
+      buffer = std::make_unique_for_overwrite<std::uint32_t[]>(values);
+      capacity = values;
+    }
+    return {buffer.get(), values};
   }
-  return {buffer.get(), values};
+};
+
+// Never destroyed; keeps the buffers of up to 8 calls at once (4 MiB each at most).
+internal::ObjectPool<SignatureChunk>& chunk_pool() {
+  static auto* pool = new internal::ObjectPool<SignatureChunk>(8);
+  return *pool;
 }
 
 // Trackers that have a MinHashDeduplicator attached: two would write the same companion file.
@@ -213,7 +223,9 @@ std::size_t MinHashDeduplicator::filter_batch(std::span<const std::string_view> 
   check_pending(pending, documents.size(), "filter_batch");
   const std::size_t p = hasher_.num_perm();
   const std::size_t chunk = kBatchChunkValues / p;
-  const std::span<std::uint32_t> values = chunk_signatures(std::min(chunk, documents.size()) * p);
+  const internal::ObjectPool<SignatureChunk>::Lease chunk_buffer(chunk_pool());
+  const std::span<std::uint32_t> values =
+      chunk_buffer->first(std::min(chunk, documents.size()) * p);
   std::vector<std::uint8_t> row(index_->row_bytes());
   std::vector<PendingUtf8> chunk_pending;  // a later chunk's entries, their indices made relative
   // Probing is sequential in input order ("first occurrence wins", thread-count independence)

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <memory>
 
+#include "common/internal/object_pool.h"
 #include "luminamoon/data/common/error.h"
 #include "luminamoon/data/common/worker_pool.h"
 #include "minhash/internal/kernels.h"
@@ -25,12 +26,13 @@ constexpr std::size_t kMinDocumentsPerWorker = 16;
 // Documents a worker claims at a time.
 constexpr std::size_t kBlock = 16;
 
-// What a worker thread keeps from one signatures() call to the next: its shingler (for the
-// last shingle kind and n it ran) and its buffer for pending documents' UTF-8. Made fresh each
-// call, they were a dozen allocations a worker, and fresh pages whenever glibc had given the
-// last call's memory back to the system, which the heap's layout decides from run to run (a
-// page fault per 4 KiB: 10-15% of a filter_batch of 6K short documents). Kept only while each
-// holds at most kKeepBytes, so one huge document does not pin its buffers for the thread's life.
+// What a worker keeps from one signatures() call to the next: its shingler (for the last shingle
+// kind and n it ran) and its buffer for pending documents' UTF-8, taken from a pool of the
+// process for the call (common/internal/object_pool.h). Made fresh each call, they were a dozen
+// allocations a worker, and fresh pages whenever glibc had given the last call's memory back to
+// the system, which the heap's layout decides from run to run (a page fault per 4 KiB: 10-15% of
+// a filter_batch of 6K short documents). Kept only while each holds at most kKeepBytes, so one
+// huge document does not pin its buffers.
 struct WorkerScratch {
   static constexpr std::size_t kKeepBytes = std::size_t{1} << 20;
   std::unique_ptr<Shingler> shingler;
@@ -48,9 +50,11 @@ struct WorkerScratch {
   }
 };
 
-WorkerScratch& worker_scratch() {
-  thread_local WorkerScratch scratch;
-  return scratch;
+// Never destroyed (the process's memory goes with it). Keeps as many as the most workers that
+// ran at once, up to 64.
+internal::ObjectPool<WorkerScratch>& scratch_pool() {
+  static auto* pool = new internal::ObjectPool<WorkerScratch>(64);
+  return *pool;
 }
 
 struct SignatureSink {
@@ -173,7 +177,10 @@ std::size_t MinHasher::signatures(std::span<const std::string_view> documents,
   check_pending(pending, n, "MinHasher::signatures");
   WorkerPool& pool = WorkerPool::shared();
   const unsigned workers = pool.workers_for(n, threads, kMinDocumentsPerWorker);
-  // Per worker: the first pending position it found with a lone surrogate.
+  // Per worker: its scratch, and the first pending position it found with a lone surrogate.
+  std::vector<internal::ObjectPool<WorkerScratch>::Lease> scratches;
+  scratches.reserve(workers);
+  for (unsigned w = 0; w < workers; ++w) scratches.emplace_back(scratch_pool());
   std::vector<std::size_t> first_invalid(workers, Utf8Encoded::npos);
   // In-order hand-off: done[k] is set once block k's signatures are written. Only the calling
   // thread (worker 0) consumes: after each of its own blocks it hands every done block from
@@ -191,7 +198,7 @@ std::size_t MinHasher::signatures(std::span<const std::string_view> documents,
     }
   };
   pool.run(n, workers, kBlock, [&](std::size_t begin, std::size_t end, unsigned worker) {
-    WorkerScratch& scratch = worker_scratch();
+    WorkerScratch& scratch = *scratches[worker];
     Shingler& shingler = scratch.shingler_for(config_);
     std::size_t k = first_pending_at(pending, begin);  // the next pending document's position
     for (std::size_t i = begin; i < end; ++i) {
