@@ -8,9 +8,9 @@
 #include <functional>
 #include <limits>
 #include <memory>
-#include <mutex>
 #include <string>
 
+#include "common/internal/object_pool.h"
 #include "luminamoon/data/common/error.h"
 #include "luminamoon/data/common/suggest.h"
 #include "luminamoon/data/common/worker_pool.h"
@@ -341,27 +341,10 @@ struct QualityFilter::Impl {
   // them back, so a document's buffers (grown to the largest document a worker has seen) are
   // not allocated, faulted in and unmapped again at every batch, which was 3-4% of a
   // gopher_repetition batch of 600 real documents (kernel time in page faults and munmap).
-  // At most kSpareScratch are kept; taken and given back under the mutex (filter_batch is const
-  // and may run on several threads at once).
+  // At most kSpareScratch are kept; taken and given back under the pool's mutex (filter_batch is
+  // const and may run on several threads at once).
   static constexpr std::size_t kSpareScratch = 64;
-  mutable std::mutex spare_mutex;
-  mutable std::vector<std::unique_ptr<Scratch>> spare;
-
-  std::unique_ptr<Scratch> take_scratch() const {
-    {
-      std::lock_guard lock(spare_mutex);
-      if (!spare.empty()) {
-        std::unique_ptr<Scratch> s = std::move(spare.back());
-        spare.pop_back();
-        return s;
-      }
-    }
-    return std::make_unique<Scratch>();
-  }
-  void give_back(std::unique_ptr<Scratch> s) const {
-    std::lock_guard lock(spare_mutex);
-    if (spare.size() < kSpareScratch) spare.push_back(std::move(s));
-  }
+  mutable internal::ObjectPool<Scratch> spare{kSpareScratch};
 
   // The rules that are on, per preset (c4 and c4_lines share theirs), in rule order.
   struct ActiveRule {
@@ -592,10 +575,8 @@ QualityFilter::QualityFilter(QualityFilter&&) noexcept = default;
 QualityFilter& QualityFilter::operator=(QualityFilter&&) noexcept = default;
 
 std::optional<QualityRejection> QualityFilter::check(std::string_view document) const {
-  std::unique_ptr<Impl::Scratch> scratch = impl_->take_scratch();
-  std::optional<QualityRejection> rejection = impl_->evaluate(document, *scratch, nullptr);
-  impl_->give_back(std::move(scratch));
-  return rejection;
+  const internal::ObjectPool<Impl::Scratch>::Lease scratch(impl_->spare);
+  return impl_->evaluate(document, *scratch, nullptr);
 }
 
 std::vector<std::pair<std::string_view, double>> QualityFilter::metrics(
@@ -664,8 +645,9 @@ QualityBatchResult QualityFilter::filter_batch(std::span<const std::string_view>
   WorkerPool& pool = WorkerPool::shared();
   const unsigned workers = pool.workers_for(n, m.options.threads, kBatchUnit);
   // Per worker: the document and its buffers, from the filter's spares.
-  std::vector<std::unique_ptr<Impl::Scratch>> scratch(workers);
-  for (auto& s : scratch) s = m.take_scratch();
+  std::vector<internal::ObjectPool<Impl::Scratch>::Lease> scratch;
+  scratch.reserve(workers);
+  for (unsigned w = 0; w < workers; ++w) scratch.emplace_back(m.spare);
   pool.run(n, workers, kBatchUnit, [&](std::size_t begin, std::size_t end, unsigned worker) {
     for (std::size_t i = begin; i < end; ++i) {
       std::optional<std::string>* text = result.has_texts ? &result.texts[i] : nullptr;
@@ -674,7 +656,6 @@ QualityBatchResult QualityFilter::filter_batch(std::span<const std::string_view>
       result.keep[i] = result.reasons[i].has_value() ? 0 : 1;
     }
   });
-  for (auto& s : scratch) m.give_back(std::move(s));
 
   const std::vector<std::string_view> active = rules();
   std::vector<std::uint64_t> per_rule(active.size(), 0);
