@@ -210,6 +210,24 @@ def test_minhash_encodes_each_str_where_it_hashes_it(threads: int) -> None:
         d.signatures(with_surrogate)
 
 
+@pytest.mark.parametrize("backend", [lmd, fallbacks], ids=["native", "fallback"])
+def test_minhash_lone_surrogate_stages_nothing_on_both_backends(backend: object) -> None:
+    docs = [f"doc {i} gr\u00fc\u00dfe \u20ac \U0001f600 w{i % 40}" * 8 for i in range(120)]
+    bad = [*docs[:70], "lone \ud800 " + docs[70], *docs[71:]]
+    d = backend.MinHashDeduplicator(num_perm=32, threads=2)  # type: ignore[attr-defined]
+    assert d.filter_batch(["committed \u00e9 text here"]) == [True]
+    d.commit()
+    assert d.filter_batch(["staged \u20ac text here"]) == [True]
+    for call in (d.filter_batch, d.signatures, d.cluster):
+        with pytest.raises(ValueError, match=r"^texts\[70\]: str cannot be encoded as UTF-8"):
+            call(bad)
+        assert (d.committed_count, d.staged_count) == (1, 1)
+    fresh = backend.MinHashDeduplicator(num_perm=32, threads=2)  # type: ignore[attr-defined]
+    fresh.filter_batch(["committed \u00e9 text here", "staged \u20ac text here"])
+    assert d.filter_batch(docs) == fresh.filter_batch(docs)
+    assert d.filter_batch(docs) == [False] * len(docs)
+
+
 def test_stages_encode_a_batch_on_the_pool() -> None:
     # With threads other than 1 the strs that are not ASCII are encoded on the worker pool at the
     # end of add_batch (each worker into its own arena): every stage answers as with threads=1,
