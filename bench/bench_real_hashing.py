@@ -10,7 +10,11 @@ The rows of issue 15 that this measures (docs/benchmarks.md, "Hashing on real te
 * ``filter_batch`` on short documents with threads=2 against threads=1 (ours alone), by wall
   time and by per-thread accounting (each thread's time on a CPU, from its CPU-time clock, and
   its time waiting for one, from ``/proc/self/task/*/schedstat``), which shows how the work
-  splits even when the machine's other load makes the wall time meaningless;
+  splits even when the machine's other load makes the wall time meaningless; and beside it the
+  host's control: in the same rounds, the threads=1 call while a second process makes it on the
+  other vCPU (two processes share nothing, so what the second costs the first is the host's),
+  and the threads=2 ratio over the rounds where the host ran both vCPUs at full speed and over
+  the others;
 * MinHash ``filter_batch`` of the long documents that are not ASCII, fresh str objects each
   round (their characters are encoded on the workers that hash them): ours threads=1 against
   rensa from text, threads=2 against threads=1 (wall), and the peak memory one call of 40 times
@@ -50,6 +54,7 @@ import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -224,6 +229,110 @@ def thread_accounting(job: Callable[[int], Callable[[], Any]], rounds: int) -> d
         f"{line['threads2_both_busy']:.0%} of the wall time (median), on two different vCPUs in "
         f"{two_vcpus} of {rounds} calls; steal time {steal * 1e3:.0f} ms; threads=2 vs 1 by wall "
         f"time in these rounds {line['wall_ratio_these_rounds']:.2f}x",
+        flush=True,
+    )
+    return line
+
+
+# The control's second process: the threads=1 call of thread_accounting on the same documents (a
+# JSON file). Once it has said it is ready, it makes one call for each line of its stdin and
+# answers each with a line.
+SECOND_PROCESS = """
+import gc, json, sys
+import luminamoon.data as lmd
+docs = json.load(open(sys.argv[1], encoding="utf-8"))
+lmd.MinHashDeduplicator(threads=1).filter_batch(docs)  # warm
+gc.disable()
+print("ready", flush=True)
+for _ in sys.stdin:
+    lmd.MinHashDeduplicator(threads=1).filter_batch(docs)
+    print("done", flush=True)
+"""
+
+# Two processes that cost at most this much more CPU than one alone: the host ran both vCPUs at
+# full speed in that round.
+FULL_SPEED = 1.05
+
+
+def host_control(docs: list[str], rounds: int) -> dict[str, Any]:
+    """What the host does to two busy vCPUs, measured beside the threads=2 row in the same rounds.
+    Each round: the threads=1 call alone, the threads=2 call, and the threads=1 call again while
+    a second process makes the same call on the other vCPU. Two processes share no memory and no
+    lock, so the CPU time the second one costs the first is the machine's (on a VM: a host that
+    runs the two vCPUs on one core's two hyperthreads, or on cores another tenant keeps busy).
+    The threads=2 ratio is then given over the rounds where two processes ran at full speed and
+    over the others, which tells the host's share of a low reading from the code's."""
+    t1: list[tuple[float, float]] = []  # (wall, CPU) seconds
+    t2: list[tuple[float, float]] = []
+    pair: list[float] = []  # CPU seconds of the call beside the second process's
+
+    def call(threads: int) -> tuple[float, float]:
+        start, start_cpu = time.perf_counter(), time.process_time()
+        lmd.MinHashDeduplicator(threads=threads).filter_batch(docs)
+        return time.perf_counter() - start, time.process_time() - start_cpu
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "docs.json"
+        path.write_text(json.dumps(docs), encoding="utf-8")
+        second = subprocess.Popen(
+            [sys.executable, "-c", SECOND_PROCESS, str(path)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert second.stdin is not None
+            assert second.stdout is not None
+            if second.stdout.readline().strip() != "ready":
+                raise RuntimeError("the control's second process did not start")
+            gc.collect()
+            gc.disable()
+            for _ in range(rounds):
+                t1.append(call(1))
+                t2.append(call(2))
+                second.stdin.write("go\n")
+                second.stdin.flush()
+                pair.append(call(1)[1])
+                second.stdout.readline()
+            second.stdin.close()
+            second.wait(timeout=30)
+        finally:
+            gc.enable()
+            if second.poll() is None:
+                second.kill()
+                second.wait()
+    host = [b / a[1] for a, b in zip(t1, pair, strict=True)]
+    full = [i for i, h in enumerate(host) if h <= FULL_SPEED]
+    slowed = [i for i, h in enumerate(host) if h > FULL_SPEED]
+
+    def wall_ratio(rounds_: list[int]) -> float | None:
+        if not rounds_:
+            return None
+        return statistics.median(t1[i][0] for i in rounds_) / statistics.median(
+            t2[i][0] for i in rounds_
+        )
+
+    line = {
+        "operation": "MinHash filter_batch short docs, threads=2: the host's control",
+        "rounds": rounds,
+        "two_processes_cpu_over_one": statistics.median(host),
+        "full_speed_rounds": len(full),
+        "wall_ratio_all_rounds": wall_ratio(list(range(rounds))),
+        "wall_ratio_full_speed_rounds": wall_ratio(full),
+        "wall_ratio_slowed_rounds": wall_ratio(slowed),
+    }
+
+    def fmt(x: float | None) -> str:
+        return "-" if x is None else f"{x:.2f}x"
+
+    print(
+        f"host control: beside a second process making the same threads=1 call, the call cost "
+        f"{line['two_processes_cpu_over_one']:.2f}x its CPU time alone (median of {rounds} "
+        f"rounds); threads=2 vs 1 by wall time over all these rounds "
+        f"{fmt(line['wall_ratio_all_rounds'])}, over the {len(full)} where two processes ran at "
+        f"full speed (at most {FULL_SPEED:.2f}x) {fmt(line['wall_ratio_full_speed_rounds'])}, "
+        f"over the {len(slowed)} where the host slowed them "
+        f"{fmt(line['wall_ratio_slowed_rounds'])}",
         flush=True,
     )
     return line
@@ -418,6 +527,7 @@ def main() -> None:
             )
         )
         rows.append(thread_accounting(ours_filter, args.rounds))
+        rows.append(host_control(short_docs, 3 * args.rounds))
 
     if "nonascii" in only:
         nonascii_rows(rows, [t for t in long_docs if not t.isascii()], args.rounds, rensa)
