@@ -254,21 +254,26 @@ for _ in sys.stdin:
 FULL_SPEED = 1.05
 
 
-def host_control(docs: list[str], rounds: int) -> dict[str, Any]:
+def host_control(
+    job: Callable[[int], Callable[[], Any]], docs: list[str], rounds: int
+) -> dict[str, Any]:
     """What the host does to two busy vCPUs, measured beside the threads=2 row in the same rounds.
     Each round: the threads=1 call alone, the threads=2 call, and the threads=1 call again while
     a second process makes the same call on the other vCPU. Two processes share no memory and no
     lock, so the CPU time the second one costs the first is the machine's (on a VM: a host that
     runs the two vCPUs on one core's two hyperthreads, or on cores another tenant keeps busy).
     The threads=2 ratio is then given over the rounds where two processes ran at full speed and
-    over the others, which tells the host's share of a low reading from the code's."""
+    over the others, which tells the host's share of a low reading from the code's. `job` is
+    thread_accounting's (the row's call on `docs`); the second process makes the threads=1 call
+    on its own copy of `docs`."""
     t1: list[tuple[float, float]] = []  # (wall, CPU) seconds
     t2: list[tuple[float, float]] = []
     pair: list[float] = []  # CPU seconds of the call beside the second process's
 
     def call(threads: int) -> tuple[float, float]:
+        run = job(threads)
         start, start_cpu = time.perf_counter(), time.process_time()
-        lmd.MinHashDeduplicator(threads=threads).filter_batch(docs)
+        run()
         return time.perf_counter() - start, time.process_time() - start_cpu
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -527,7 +532,7 @@ def main() -> None:
             )
         )
         rows.append(thread_accounting(ours_filter, args.rounds))
-        rows.append(host_control(short_docs, 3 * args.rounds))
+        rows.append(host_control(ours_filter, short_docs, 3 * args.rounds))
 
     if "nonascii" in only:
         nonascii_rows(rows, [t for t in long_docs if not t.isascii()], args.rounds, rensa)
